@@ -60,9 +60,47 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     if cut < 1:
         raise ValueError(f"cut must be at least 1, got {cut}")
     gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
-    diag = diagnoser_for(result.method)(result, workspace, gold, cut=cut)
+    diag = with_off_gold(diagnoser_for(result.method)(result, workspace, gold, cut=cut), result, workspace, cut=cut)
     diag = with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut)
     return with_source_title(with_unmatched_gold(with_chance_answer(diag, result, gold), gold, cut=cut), workspace)
+
+
+def with_off_gold(diag: Diagnosis, result: MethodResult, workspace: Workspace, *, cut: int = 5) -> Diagnosis:
+    """SG-RAG's ``not_connected`` when exact subgraphs matched (§4.3, Alg. 8) but brought no lost gold passage
+    (:func:`core.eval.verdicts.matched_off_gold`), its summary naming every lost gold passage by its title
+    (:func:`core.eval.verdicts.off_gold_summary`): those no match passes through, those whose entities a match reaches
+    through triples of other passages, those retrieved below the cut. An audit read "30 exact subgraph(s) matched,
+    but none passes through the gold passage tea06": a chunk id, and the other lost passage (“Bellcastle Holdings”,
+    its entity on a match as the asked-for one) unnamed. Its evidence gets ``gold_lost`` (chunk ids) and ``cut``;
+    the stage is unchanged (its label follows the evidence: :func:`core.eval.verdicts.off_gold_verdict`)."""
+    from core.eval.verdicts import matched_off_gold, off_gold_summary
+    from core.graph.model import passage_label
+
+    subgraphs = getattr(getattr(result, "assembly", None), "subgraphs", None)
+    if not matched_off_gold(diag.stage, diag.evidence) or subgraphs is None:
+        return diag
+    lost = [c for c, r in diag.gold_ranks.items() if r is None or r > cut]
+    if not lost:
+        return diag
+    graph = workspace.graph
+    on = {v for s in subgraphs for _, v in s.mapping}
+    cap = getattr(getattr(result, "config", None), "max_chunks", None)
+    known = not (isinstance(cap, int) and len(result.ranked_chunks) >= cap)  # capped: a reached passage may be cut
+    off: list[str] = []
+    reached: dict[str, list[str]] = {}
+    below: dict[str, int] = {}
+    for c in lost:
+        title, rank = passage_label(graph, c), diag.gold_ranks[c]
+        ents = [graph.node_names[e] for e in graph.chunk_entities(c) if e in on] if c in graph.chunk_index else []
+        if rank is not None:
+            below[title] = int(rank)
+        elif ents and known:
+            reached[title] = ents
+        else:
+            off.append(title)
+    summary = off_gold_summary(int(diag.evidence["subgraphs"]), off, reached, below, cut=cut, known=known,
+                               kept=len(subgraphs))
+    return replace(diag, summary=summary, evidence={**diag.evidence, "gold_lost": lost, "cut": cut})
 
 
 def with_source_title(diag: Diagnosis, workspace: Workspace) -> Diagnosis:

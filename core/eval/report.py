@@ -61,7 +61,7 @@ from core.eval.summary_stats import (
     with_interval,
 )
 from core.eval.timing import LATENCY_NOTE, timing_line
-from core.eval.verdicts import VERDICT_KEYS, record_verdict, verdict_label
+from core.eval.verdicts import VERDICT_KEYS, bucket_label, record_verdict
 from core.fsio import atomic_write_bytes, atomic_write_text
 
 #: The files of a benchmark folder (the runner appends RESULTS, kept in :mod:`core.eval.bench_files`;
@@ -404,7 +404,7 @@ def markdown_report(summary: dict[str, Any]) -> str:
               "“retrieved, answer …” lost no evidence: every gold passage was retrieved and the answer missed (without "
               "an LLM the answer is an extracted sentence, never an exact answer).", ""]
     verdicts = [v for v in _verdict_order(ms) if any(v in s["diagnosis"] for s in ms.values())]
-    lines.append("| method | " + " | ".join(verdict_label(v) for v in verdicts) + " |")
+    lines.append("| method | " + " | ".join(bucket_label(v) for v in verdicts) + " |")
     lines.append("|---|" + "---:|" * len(verdicts))
     for m, s in ms.items():
         lines.append(f"| {m} | " + " | ".join(str(s["diagnosis"].get(v, 0)) for v in verdicts) + " |")

@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from core.eval.summary_stats import differences_figure, error_bars, hover_text, interval_of
-from core.eval.verdicts import ANSWER_STAGE, VERDICT_KEYS, is_retrieval_loss, verdict_label
+from core.eval.verdicts import ANSWER_STAGE, VERDICT_KEYS, bucket_label, is_retrieval_loss
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -111,10 +111,10 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
             continue
         ys = [s["diagnosis"].get(v, 0) for s in ms.values()]
         if any(ys):
-            # the bucket holds gold ranked below the cut and gold never retrieved (the rows' own labels tell them
-            # apart: "gold not retrieved", "1 of 3 gold passages not retrieved"); the legend says both (an audit read
-            # "ranked below the cut" for a passage SG-RAG never retrieved)
-            label = verdict_label(v) + (" or not retrieved" if v == "ranked_out" else "")
+            # a bucket that holds two cases names both (the rows' own labels tell them apart): gold ranked below the
+            # cut or never retrieved (an audit read "ranked below the cut" for a passage SG-RAG never retrieved);
+            # anchors not connected or SG-RAG's exact subgraphs matched off the gold passages
+            label = bucket_label(v)
             fig.add_bar(name=label, x=xs, y=ys, marker_color=VERDICT_COLOURS.get(v))
     for i in range(len(xs)):  # the tallest stack, for whole-number ticks (counts of questions: no "0.5")
         top = max(top, sum(int(b.y[i] or 0) for b in fig.data))

@@ -36,6 +36,8 @@ from core.eval.verdicts import (
     is_failure,
     is_retrieval_loss,
     match_answer,
+    matched_off_gold,
+    off_gold_summary,
     record_match,
     record_verdict,
     unmatched_note,
@@ -81,6 +83,24 @@ def _titles(ids: Iterable[str], known: Sequence[str] | None, title_of: TitleOf |
     if known is not None and len(known) >= len(ids):
         return [str(t) for t in known[:len(ids)]]
     return [(title_of(c) if title_of is not None else None) or str(c) for c in ids]
+
+
+def _record_why(diag: Mapping[str, Any] | None, gold: Sequence[str], titles: Sequence[str]) -> str:
+    """The diagnosis summary of a record; an SG-RAG "matched, not through the gold passage" of a run made before its
+    summary named every lost gold passage by title (it read "…none passes through the gold passage tea06", the other
+    lost one unnamed) is reworded from the record's gold titles and ranks
+    (:func:`core.eval.verdicts.off_gold_summary`; which entities the matches held is not kept: "none brought")."""
+    summary = str((diag or {}).get("summary") or "")
+    ev = (diag or {}).get("evidence")
+    if diag is None or not matched_off_gold(diag.get("stage"), ev) or not isinstance(ev, Mapping) or "gold_lost" in ev:
+        return summary
+    found, cid = int(ev["subgraphs"]), str(ev.get("gold") or "")
+    head = f"{found} exact subgraph(s) matched, but none passes through the gold passage {cid}."
+    ranks = diag.get("gold_ranks") or {}
+    lost = [t for c, t in zip(gold, titles, strict=False) if c in ranks and ranks[c] is None]
+    if not summary.startswith(head) or not lost:
+        return summary
+    return off_gold_summary(found, lost, known=False) + summary[len(head):]
 
 
 def _pct(x: Any) -> float | None:
@@ -134,13 +154,14 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             pos.setdefault(c, i)
         gold = [str(c) for c in r.get("gold") or ()]
         diag = r.get("diagnosis") if isinstance(r.get("diagnosis"), Mapping) else None
+        gold_titles = _titles(gold, r.get("gold_titles"), title_of)
         row = triage_row(
             question=str(r.get("question", "")), question_id=str(r.get("question_id", "")),
             method=str(r.get("method", "")), verdict=record_verdict(r), match=record_match(r),
             answer=str(r.get("answer") or ""), answers=[str(a) for a in r.get("answers") or ()],
-            gold_ranks=[pos.get(c) for c in gold], gold_titles=_titles(gold, r.get("gold_titles"), title_of),
+            gold_ranks=[pos.get(c) for c in gold], gold_titles=gold_titles,
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
-            metrics=r.get("metrics") or {}, why=str((diag or {}).get("summary") or r.get("error") or ""),
+            metrics=r.get("metrics") or {}, why=_record_why(diag, gold, gold_titles) or str(r.get("error") or ""),
             seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()],
             chance=_from_other_passage(diag), judged=bool(r.get("answer_judged", True)))
         _add_context(row, r.get("context"), gold)

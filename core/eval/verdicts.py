@@ -23,7 +23,10 @@ was found) — and "below the cut, but read by the answer" when every one ranked
 passages the answer was handed.
 The key stays ``ranked_out`` (charts and counts are unchanged); only the words follow the evidence. Likewise an
 ``answer_wrong`` whose extracted sentence holds the gold answer but comes from a passage that is not gold is worded
-:data:`CHANCE_LABEL`.
+:data:`CHANCE_LABEL`, and a ``not_connected`` whose exact subgraphs matched (SG-RAG §4.3, Alg. 8: no fallback) but
+brought none of the lost gold passages is worded :data:`OFF_GOLD_LABEL` (:func:`matched_off_gold`): "anchors not
+connected" over "30 exact subgraph(s) matched" contradicted itself (an audit); the failure chart keeps it in the
+``not_connected`` bucket, whose legend says both.
 
 The answer's comparison (:func:`match_answer`) is SQuAD EM and token F1 (lower-case, punctuation, articles
 and extra whitespace removed; :func:`core.text.normalize_answer`), each the best over the gold answer and
@@ -41,10 +44,11 @@ from typing import Any, Literal
 from core.methods.base import NO_GOLD, OK, STAGE_LABELS, STAGE_ORDER
 from core.text import FUNCTION_WORDS, exact_match, normalize_answer, token_f1
 
-__all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "CHANCE_LABEL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS",
-           "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone", "Verdict", "diagnosis_verdict", "is_failure",
-           "is_retrieval_loss", "match_answer", "partly_retrieved_label", "ranked_out_verdict", "record_match", "record_verdict", "unmatched_note", "verdict",
-           "verdict_label"]
+__all__ = ["ANSWER_PARTIAL", "ANSWER_STAGE", "BUCKET_LABELS", "CHANCE_LABEL", "ERROR", "MATCH_LABELS", "NOT_RETRIEVED_LABEL",
+           "OFF_GOLD_LABEL", "READ_BY_ANSWER_LABEL", "VERDICT_KEYS", "VERDICT_LABELS", "AnswerMatch", "MatchKind", "Tone",
+           "Verdict", "bucket_label", "diagnosis_verdict", "is_failure", "is_retrieval_loss", "match_answer", "matched_off_gold",
+           "off_gold_summary", "off_gold_verdict", "partly_retrieved_label", "ranked_out_verdict", "record_match", "record_verdict",
+           "unmatched_note", "verdict", "verdict_label"]
 
 ANSWER_PARTIAL = "answer_partial"
 ERROR = "error"
@@ -53,6 +57,12 @@ NOT_RETRIEVED_LABEL = "gold not retrieved"
 READ_BY_ANSWER_LABEL = "below the cut, but read by the answer"
 #: ``answer_wrong``'s label for an extracted sentence that holds the gold answer but comes from a passage that is not gold
 CHANCE_LABEL = "retrieved, gold answer quoted from a non-gold passage"
+#: ``not_connected``'s label when exact subgraphs matched but none brought the lost gold passage(s)
+OFF_GOLD_LABEL = "matched, not through the gold passage"
+#: How a count or chart names a verdict key's bucket where it holds more than the key's label says: the rows'
+#: own labels tell its cases apart (:func:`ranked_out_verdict`, :func:`off_gold_verdict`).
+BUCKET_LABELS: dict[str, str] = {"ranked_out": STAGE_LABELS["ranked_out"] + " or not retrieved",
+                                 "not_connected": STAGE_LABELS["not_connected"] + " or matched off the gold"}
 #: Every verdict key, pipeline order first (the order of the failure chart and the report's columns).
 VERDICT_KEYS: tuple[str, ...] = (*STAGE_ORDER, ANSWER_PARTIAL, OK, NO_GOLD, ERROR)
 #: The verdicts of a question whose gold evidence was all retrieved and whose answer missed: an answer-stage miss,
@@ -171,6 +181,12 @@ def verdict_label(key: str) -> str:
     return VERDICT_LABELS.get(key, key)
 
 
+def bucket_label(key: str) -> str:
+    """The name of a verdict key's bucket in the failure chart and the report's count table (:data:`BUCKET_LABELS`,
+    else :func:`verdict_label`)."""
+    return BUCKET_LABELS.get(key) or verdict_label(key)
+
+
 def ranked_out_verdict(evidence: Mapping[str, Any], gold_ranks: Mapping[str, Any]) -> Verdict | None:
     """The ``ranked_out`` verdict worded by its evidence (module docstring): "gold not retrieved", "1 of 4 gold
     passages not retrieved" or "below the cut, but read by the answer"; None when none holds or the evidence lacks
@@ -192,6 +208,62 @@ def ranked_out_verdict(evidence: Mapping[str, Any], gold_ranks: Mapping[str, Any
     if all(c in read for c in lost):  # still lost for R@k: a failure, told apart from gold the answer never saw
         return Verdict("ranked_out", READ_BY_ANSWER_LABEL, "partial")
     return None
+
+
+def matched_off_gold(stage: Any, evidence: Any) -> bool:
+    """Whether a ``not_connected`` diagnosis is SG-RAG's "exact subgraphs matched (§4.3, Alg. 8), none brought the
+    gold passage" rather than "no exact subgraph, the 1-hop fallback was used" (§4.4): its evidence counts matched
+    subgraphs (``subgraphs`` > 0) and names no fallback, and it is no Table 5 baseline (which matches nothing)."""
+    if stage != "not_connected" or not isinstance(evidence, Mapping):
+        return False
+    found = evidence.get("subgraphs")
+    return (isinstance(found, int) and not isinstance(found, bool) and found > 0 and not evidence.get("fallback")
+            and "baseline" not in evidence and "fallback_reason" not in evidence)
+
+
+def off_gold_verdict(stage: Any, evidence: Any, gold_ranks: Mapping[str, Any]) -> Verdict | None:
+    """:data:`OFF_GOLD_LABEL` ("…passages" when several gold passages were lost) for a diagnosis
+    :func:`matched_off_gold` holds for; None otherwise."""
+    if not matched_off_gold(stage, evidence):
+        return None
+    lost = evidence.get("gold_lost")
+    n = len(lost) if isinstance(lost, list) else sum(1 for r in gold_ranks.values() if r is None)
+    return Verdict("not_connected", OFF_GOLD_LABEL + ("s" if n > 1 else ""), "failure")
+
+
+def _titles(ts: Sequence[str]) -> str:
+    quoted = [f"“{t}”" for t in ts]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def off_gold_summary(found: int, off: Sequence[str], reached: Mapping[str, Sequence[str]] | None = None,
+                     below: Mapping[str, int] | None = None, *, cut: int | None = None, known: bool = True,
+                     kept: int | None = None) -> str:
+    """The summary of a :func:`matched_off_gold` diagnosis, naming every lost gold passage by its title: ``off``,
+    those no matched subgraph passes through (no entity of theirs is on a match); ``reached``, those whose entities
+    a match reaches (title → those entities) though no matched triple comes from them; ``below``, those retrieved
+    below the cut (title → rank). ``known`` False (an older record: which entities the matches hold is not kept)
+    says of ``off`` only that no match brought them. ``kept``: how many of the ``found`` subgraphs the method kept
+    (its cap), when fewer: what the matches are read from.
+
+    >>> off_gold_summary(30, ["Perpetua Vane"], {"Bellcastle Holdings": ["Bellcastle Holdings"]})
+    '30 exact subgraphs matched the query graph, but none passes through the gold passage “Perpetua Vane”; “Bellcastle Holdings” was not retrieved either: a match reaches its entity Bellcastle Holdings, through triples of other passages.'
+    """
+    parts = []
+    if off:
+        s = "s" if len(off) > 1 else ""
+        parts.append(f"none passes through the gold passage{s} {_titles(off)}" if known else
+                     f"none brought the gold passage{s} {_titles(off)} (not retrieved)")
+    for t, ents in (reached or {}).items():
+        who = "was not retrieved either" if parts else f"the gold passage “{t}” was not retrieved"
+        names = ", ".join(list(ents)[:3]) + (f" and {len(ents) - 3} more" if len(ents) > 3 else "")
+        parts.append(f"{'“' + t + '” ' if parts else ''}{who}: a match reaches its "
+                     f"entit{'y' if len(ents) == 1 else 'ies'} {names}, through triples of other passages")
+    for t, r in (below or {}).items():
+        parts.append(f"“{t}” was retrieved at rank {r}, below the cut" + (f" of {cut}" if cut else ""))
+    return (f"{found} exact subgraph{'s' if found != 1 else ''} matched the query graph"
+            + (f" (the best {kept} kept)" if kept is not None and kept < found else "") + ", but "
+            + "; ".join(parts or ["none brought the gold evidence"]) + ".")
 
 
 def partly_retrieved_label(missing: int, total: int) -> str:
@@ -230,6 +302,9 @@ def diagnosis_verdict(diag: Any, answer: str = "", golds: Sequence[str] = ()) ->
         worded = ranked_out_verdict(diag.evidence, diag.gold_ranks or {})
         if worded is not None:
             return worded
+    off = off_gold_verdict(diag.stage, diag.evidence, diag.gold_ranks or {})
+    if off is not None:
+        return off
     ev = diag.evidence.get("answer") if isinstance(diag.evidence, Mapping) else None
     if diag.stage == "answer_wrong" and isinstance(ev, Mapping) and ev.get("from_gold") is False:
         return Verdict("answer_wrong", CHANCE_LABEL, "partial")
@@ -252,6 +327,9 @@ def record_verdict(rec: Mapping[str, Any]) -> Verdict:
         if worded is not None:
             return worded
     ev = diag.get("evidence") if isinstance(diag, Mapping) else None
+    off = off_gold_verdict(stage, ev, (diag or {}).get("gold_ranks") or {}) if isinstance(diag, Mapping) else None
+    if off is not None:
+        return off
     answer = ev.get("answer") if isinstance(ev, Mapping) else None
     if stage == "answer_wrong" and isinstance(answer, Mapping) and answer.get("from_gold") is False:
         return Verdict("answer_wrong", CHANCE_LABEL, "partial")
