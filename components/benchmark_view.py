@@ -59,7 +59,7 @@ from core.eval.triage import (
     flat,
     retrieval_losses,
 )
-from core.eval.verdicts import CHANCE_LABEL, MATCH_LABELS, VERDICT_KEYS, verdict_label
+from core.eval.verdicts import CHANCE_LABEL, MATCH_LABELS, VERDICT_KEYS, bucket_label
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.index.isolated import isolated_builds
 from core.index.paths import runs_root
@@ -761,7 +761,7 @@ def report(act: Active) -> None:
         st.session_state[wk] = [v for v in st.session_state[wk] if v in opts]
     fm = S.keep(S.BENCH_FILTER_METHOD, f1.multiselect("Method", fkeys[S.BENCH_FILTER_METHOD],
                                                       key=S.widget_key(S.BENCH_FILTER_METHOD)))
-    fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=verdict_label,
+    fs = S.keep(S.BENCH_FILTER_STAGE, f2.multiselect("Verdict", verdicts, format_func=bucket_label,
                                                      key=S.widget_key(S.BENCH_FILTER_STAGE)))
     only_failures = S.keep(S.BENCH_FAILURES_ONLY, f3.toggle(
         "Failures only", key=S.bind(S.BENCH_FAILURES_ONLY, True),
