@@ -228,10 +228,28 @@ def llm_cache_line(trace: Any) -> str:
 QUOTED_NOTE = "no LLM wrote this answer, so no EM / F1 (as on the Benchmark page)"
 
 
-def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True) -> tuple[str, AnswerMatch]:
+def off_gold_source(result: Any, gold_chunks: Sequence[str], graph: Any = None) -> str:
+    """The title (else id) of the passage an extracted answer was quoted from when the question has gold passages
+    and that one is not among them; "" otherwise (an LLM's answer, no source recorded, no gold passages)."""
+    from core.methods.diagnoser import answer_by_llm, answer_source
+
+    if not gold_chunks or answer_by_llm(result):
+        return ""
+    source = answer_source(result)
+    if not source or source in set(gold_chunks):
+        return ""
+    chunk = graph.chunk(source) if graph is not None and hasattr(graph, "chunk") else None
+    return str(getattr(chunk, "title", "") or source)
+
+
+def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True,
+                     off_gold: str = "") -> tuple[str, AnswerMatch]:
     """The gold-answer line as escaped markdown ("" when the question has no gold answer) and the match:
     ``Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)``; for an answer
-    not written by an LLM (``by_llm=False``) the kind of match and :data:`QUOTED_NOTE` instead of EM / F1."""
+    not written by an LLM (``by_llm=False``) the kind of match and :data:`QUOTED_NOTE` instead of EM / F1.
+    ``off_gold``: the passage (not a gold one) the answer was quoted from — an answer holding the gold answer then
+    says it may be right by chance (an audit read "holds the gold answer" on "X is a holding company based in
+    Essmoor" from every method, though the gold passage was never retrieved; Hit counts it, as the papers do)."""
     m = match_answer(answer, golds)
     if m.kind == "no_gold":
         return "", m
@@ -240,15 +258,18 @@ def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True) 
     if len(gs) > 1:
         more = f" … (+{len(gs) - 5})" if len(gs) > 5 else ""
         text += f" (aliases: {md_escape(', '.join(gs[1:5]))}{more})"
+    chance = (f" · :orange[quoted from “{md_escape(off_gold)}”, not a gold passage: right words, maybe by chance "
+              "(Hit counts it)]" if off_gold and m.kind in ("exact", "alias", "contains") else "")
     if not by_llm:
-        return text + f" · {md_escape(m.label)} · {QUOTED_NOTE}", m
-    return text + f" · EM {m.em or 0:g} · F1 {m.f1 or 0:.2f} · {md_escape(m.label)}", m
+        return text + f" · {md_escape(m.label)}{chance} · {QUOTED_NOTE}", m
+    return text + f" · EM {m.em or 0:g} · F1 {m.f1 or 0:.2f} · {md_escape(m.label)}{chance}", m
 
 
-def gold_answer(answer: str, golds: Sequence[str], *, by_llm: bool = True) -> AnswerMatch:
+def gold_answer(answer: str, golds: Sequence[str], *, by_llm: bool = True, off_gold: str = "") -> AnswerMatch:
     """The gold answer beside a method's answer, with EM, F1 and the kind of match (nothing when the
-    question has no gold answer; no EM / F1 for an answer quoted without an LLM, ``by_llm=False``)."""
-    text, m = gold_answer_text(answer, golds, by_llm=by_llm)
+    question has no gold answer; no EM / F1 for an answer quoted without an LLM, ``by_llm=False``; ``off_gold``:
+    :func:`gold_answer_text`)."""
+    text, m = gold_answer_text(answer, golds, by_llm=by_llm, off_gold=off_gold)
     if text:
         st.markdown(text)
     return m

@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import budget_view, colors, jobs_view, runs, tour
 from components import state as S
-from components.answer_view import answer_note, gold_answer, replay_banner
+from components.answer_view import answer_note, gold_answer, off_gold_source, replay_banner
 from components.bench_view import fit_width
 from components.graph_view import LegendItem, show_graph
 from components.navigation import page_path
@@ -780,7 +780,8 @@ def _method_column(spec: Method[Any, Any], r: Any, diag: Diagnosis | None, graph
     replay_banner(r, said=said)  # a partial replay says so before the answer
     st.caption(f"{r.trace.seconds:.3f} s · {tok['total']} LLM tokens")
     st.markdown(answer_markdown(r.answer))  # the whole answer, wrapped (it was cut at 160 characters)
-    gold_answer(r.answer, gold.answers, by_llm=answer_by_llm(r))  # the question's gold answer, EM / F1 and the kind of match
+    gold_answer(r.answer, gold.answers, by_llm=answer_by_llm(r),  # the question's gold answer, EM / F1, the match
+                off_gold=off_gold_source(r, gold.chunk_ids, graph))
     answer_note(r, compact=True, said=said)
     if diag is not None:
         with st.expander("Evidence for the verdict"):

@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import charts
 from components import state as S
-from components.answer_view import answer_note, gold_answer, question_answers, replay_banner
+from components.answer_view import answer_note, gold_answer, off_gold_source, question_answers, replay_banner
 from components.knobs import knob_widget
 from components.question import question_box, workspace_questions
 from components.ui import md_escape, public_text
@@ -71,7 +71,7 @@ def stages(act: Active, res: HippoRAG2Result, query: str, by_q: dict[str, Any], 
         seeds(res)
         mass(res, gold)
     ranked(res, titles, gold)
-    answer(res, question_answers(questions, query))
+    answer(res, question_answers(questions, query), off_gold_source(res, gold, act.graph))
 
 
 def linked_facts(res: HippoRAG2Result) -> None:
@@ -158,9 +158,10 @@ def ranked(res: HippoRAG2Result, titles: dict[str, str], gold: Sequence[str]) ->
             for g in gold)) + f" (of {len(res.ranked_chunks)} returned).")
 
 
-def answer(res: HippoRAG2Result, golds: Sequence[str]) -> None:
-    """6 · the answer from the top passages, how it was made, and the gold answer beside it."""
+def answer(res: HippoRAG2Result, golds: Sequence[str], off_gold: str = "") -> None:
+    """6 · the answer from the top passages, how it was made, and the gold answer beside it (``off_gold``: the
+    non-gold passage an extracted answer was quoted from, :func:`~components.answer_view.off_gold_source`)."""
     st.subheader("6 · Answer")
     st.markdown(f"**{md_escape(res.answer or '(no answer)')}**")
     answer_note(res)
-    gold_answer(res.answer, golds, by_llm=answer_by_llm(res))
+    gold_answer(res.answer, golds, by_llm=answer_by_llm(res), off_gold=off_gold)

@@ -43,13 +43,16 @@ def workspace_questions(act: Active, *, warn: bool = True) -> list[Any]:
         return []
 
 
-def gold_answer_line(act: Active, answer: str, query: str, *, by_llm: bool = True) -> None:
+def gold_answer_line(act: Active, answer: str, query: str, *, by_llm: bool = True, result: Any = None) -> None:
     """The gold answer of ``query`` (a workspace question) under a method's answer, with EM / F1 and the kind of
     match, as on Ask; nothing for a question without one. SG-RAG's and ReG's pages drew none, and an audit presented
-    a wrong answer there as the method's result."""
-    from components.answer_view import gold_answer, question_answers
+    a wrong answer there as the method's result. With the method's ``result``: an answer quoted from a passage that
+    is not gold says so (:func:`~components.answer_view.off_gold_source`)."""
+    from components.answer_view import gold_answer, off_gold_source, question_answers, question_gold_chunks
 
-    gold_answer(answer, question_answers(workspace_questions(act, warn=False), query), by_llm=by_llm)
+    qs = workspace_questions(act, warn=False)
+    off = off_gold_source(result, question_gold_chunks(qs, query), act.graph) if result is not None else ""
+    gold_answer(answer, question_answers(qs, query), by_llm=by_llm, off_gold=off)
 
 
 def question_box(questions: Sequence[str], *, key: str, custom_key: str = "", default: str = "", scope: str = "",

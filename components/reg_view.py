@@ -199,7 +199,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
         st.stop()
 
     st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
-    gold_answer_line(act, res.answer or "", res.query, by_llm=answer_by_llm(res))  # the gold answer with EM / F1, as on Ask
+    gold_answer_line(act, res.answer or "", res.query, by_llm=answer_by_llm(res), result=res)  # the gold answer with EM / F1, as on Ask
     tok = data.evidence_tokens
 
     left, right = st.columns(2, gap="large")

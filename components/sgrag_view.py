@@ -393,7 +393,7 @@ def answer_panel(act: Active, result: Any) -> None:
     replay_banner(result, said=said)  # a partial replay says so before the answer
     st.success(f"**{md_escape(ans.text)}** — from {by}")
     answer_note(result, said=said)  # heuristic (no LLM) or generated, and what none mode could not express
-    gold_answer_line(act, ans.text, result.query, by_llm=answer_by_llm(result))  # the gold answer with EM / F1, as on Ask
+    gold_answer_line(act, ans.text, result.query, by_llm=answer_by_llm(result), result=result)  # the gold answer with EM / F1, as on Ask
     others = unk_bindings(result.query_graph, act.graph, result.assembly.subgraphs)[1:10]
     if others:  # each subgraph's values, named by their UNK: a flat list of pairs read as one list of answers
         st.caption("Other UNK bindings, by subgraph rank: " + "; ".join(md_escape(x) for x in others))

@@ -10,7 +10,15 @@ import streamlit as st
 
 from components import charts, colors, graph_view, replay_time
 from components import state as S
-from components.answer_view import answer_note, gold_answer, question_answers, replay_banner, unrecorded_workspace
+from components.answer_view import (
+    answer_note,
+    gold_answer,
+    off_gold_source,
+    question_answers,
+    question_gold_chunks,
+    replay_banner,
+    unrecorded_workspace,
+)
 from components.bubblerag import shared as bubble
 from components.question import workspace_questions
 from components.ui import error_text, md_code, md_escape, public_text
@@ -44,7 +52,9 @@ def create_answer_ui(act: Active, result) -> None:
         said = unrecorded_workspace(act.llm_name, act.workspace.name) or is_unanswered(result.trace)
         replay_banner(result, said=said)  # a partial replay says so before the answer
         st.markdown(md_escape(result.answer) if result.answer else "_(no answer)_")
-        gold_answer(result.answer, gold_answers(act, result.query), by_llm=answer_by_llm(result))  # a workspace question's gold answer, EM / F1
+        gold_answer(result.answer, gold_answers(act, result.query), by_llm=answer_by_llm(result),  # its EM / F1
+                    off_gold=off_gold_source(result, question_gold_chunks(workspace_questions(act, warn=False),
+                                                                          result.query), act.graph))
         answer_note(result, said=said)  # extractive or generated, and what none mode could not do
         st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
         if not said:

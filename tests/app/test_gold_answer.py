@@ -31,3 +31,30 @@ def test_question_answers_finds_the_workspace_question_with_its_aliases():
           Question("2", "Where?", "", ("c2",))]
     assert question_answers(qs, "Who founded it?") == ("G. Stanley Hall", "Stanley Hall")
     assert question_answers(qs, "Where?") == () and question_answers(qs, "typed") == ()
+
+
+def test_an_answer_quoted_from_a_passage_that_is_not_gold_says_it_may_be_right_by_chance(monkeypatch) -> None:
+    """Every method answered "The Norrant Group is a holding company based in Essmoor." (an audit): the words hold
+    the gold answer, but the sentence came from a passage that is not gold, and the line said only "holds the gold
+    answer". It now names the passage and says Hit counts it; a gold source, an LLM's answer or a miss add nothing."""
+    import components.answer_view as av
+    import core.methods.diagnoser as dg
+
+    class Chunk:
+        title = "Norrant Group"
+
+    class Graph:
+        def chunk(self, cid):  # type: ignore[no-untyped-def]
+            return Chunk()
+
+    monkeypatch.setattr(dg, "answer_by_llm", lambda r: r == "llm")
+    monkeypatch.setattr(dg, "answer_source", lambda r: "p9")
+    off = av.off_gold_source("extractive", ["p4"], Graph())
+    assert off == "Norrant Group"
+    assert av.off_gold_source("extractive", ["p9"], Graph()) == ""  # quoted from a gold passage
+    assert av.off_gold_source("llm", ["p4"], Graph()) == "" and av.off_gold_source("extractive", [], Graph()) == ""
+    text, _ = gold_answer_text("The Norrant Group is a holding company based in Essmoor.", ["Essmoor"], by_llm=False,
+                               off_gold=off)
+    assert "holds the gold answer" in text and "quoted from “Norrant Group”, not a gold passage" in text
+    text, _ = gold_answer_text("It is based in Dunmore.", ["Essmoor"], by_llm=False, off_gold=off)
+    assert "not a gold passage" not in text  # no gold words: nothing to be right by chance
