@@ -8,6 +8,7 @@ outside the project's folders. The figures themselves are drawn by :mod:`compone
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,8 +152,23 @@ def _default_run(act: Active, budget: str = "own") -> str:
     """The run name a run of these backends starts on: workspace, embedder, the LLM that answers (and a budget not
     its own)."""
     tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
-    return clean_filename(f"{act.workspace.name}-{act.embedder_name}-{_llm_part(act)}{tail}",
-                          default="run")[:MAX_NAME_CHARS]
+    return latest_of(clean_filename(f"{act.workspace.name}-{act.embedder_name}-{_llm_part(act)}{tail}",
+                                    default="run")[:MAX_NAME_CHARS])
+
+
+def latest_of(name: str) -> str:
+    """The newest run of the series ``name``, ``name-2``, ``name-3`` … (the highest number holding results; ``name``
+    when none does): Run on an out-of-date run starts ``name-2`` (:func:`_moved_on`), and a new session's default
+    went back to ``name``, so the next out-of-date notice compared with the first run, not the latest (an audit)."""
+    root = runs_root()
+    stem = name[:MAX_NAME_CHARS - 4]
+    best, n = name, 1
+    if root.exists():
+        for p in root.iterdir():
+            m = re.fullmatch(re.escape(stem) + r"-(\d+)", p.name)
+            if m and int(m.group(1)) > n and (p / RESULTS).is_file():
+                best, n = p.name, int(m.group(1))
+    return best
 
 
 def _runs() -> list[str]:

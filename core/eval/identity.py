@@ -143,6 +143,9 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
             parts.append(f"{word}s {old.get(key)} → {new.get(key)}")
     if old.get("content_hash") != new.get("content_hash") and not parts:
         parts.append("the graph was rebuilt with other content")
+    a, b = str(old.get("content_hash") or "?")[:8], str(new.get("content_hash") or "?")[:8]
+    if parts and a != b:  # beside the content's change, not after a questions change it has nothing to do with
+        parts[-1] += f" (content hash {a} → {b})"
     if old.get("index") != new.get("index"):
         parts.append(f"the index was rebuilt with {new.get('index') or 'another embedder'}")
     if old.get("questions") != new.get("questions"):
@@ -151,9 +154,7 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
                      "are unchanged)" if same_file else "the questions changed (their text, gold passages or answers)")
     if not parts:
         return ""
-    text = "; ".join(parts)
-    a, b = str(old.get("content_hash") or "?")[:8], str(new.get("content_hash") or "?")[:8]
-    return text + (f" (content hash {a} → {b})" if a != b else "")
+    return "; ".join(parts)
 
 
 def report_change(settings: Mapping[str, Any], workspace: Workspace, graph: Any = None) -> str:

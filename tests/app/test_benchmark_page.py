@@ -482,3 +482,23 @@ def test_the_table_says_how_many_held_answers_quote_a_non_gold_passage() -> None
     note = held_note([held, chance, {"answer match": "no match", "verdict": "retrieved, answer wrong"}])
     assert note.startswith(" 2 of the failures hold the gold answer") and "1 of them quote it from a passage that is not gold" in note
     assert "passage that is not gold" not in held_note([held]) and held_note([]) == ""
+
+
+def test_a_new_sessions_run_name_is_the_latest_of_its_series(home):
+    """Run on an out-of-date run starts "<name>-2"; a new session's default went back to "<name>", so its next
+    out-of-date notice compared with the first run, not the latest (an audit). The default is the newest of the
+    series that holds results."""
+    from components.benchmark_view import latest_of
+
+    at = run_page(PAGE)
+    first = at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value
+    assert latest_of(first) == first  # no run yet
+    for name in (first, f"{first}-2", f"{first}-12"):
+        (home / "runs" / name).mkdir(parents=True)
+    for name in (first, f"{first}-2"):
+        (home / "runs" / name / RESULTS).write_text("")
+    (home / "runs" / f"{first}x-5").mkdir()  # another series
+    (home / "runs" / f"{first}x-5" / RESULTS).write_text("")
+    assert latest_of(first) == f"{first}-2"  # -12 holds no results
+    fresh = run_page(PAGE)
+    assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{first}-2"

@@ -200,3 +200,14 @@ def test_gold_that_matches_added_documents_is_no_changed_question(tmp_path):
     assert "the questions' gold titles now match other passages" in text and "questions changed" not in text
     edited = dict(after, questions_text="another file", questions="another digest")
     assert "the questions changed (their text, gold passages or answers)" in content_change(after, edited)
+
+
+def test_the_content_hash_stands_beside_the_content_change_not_after_a_questions_change():
+    """"…; the questions changed … (content hash 09878bc6 → 2a1fcf21)" read as the questions' hash (an audit)."""
+    from core.eval.identity import content_change
+
+    old = {"content_hash": "09878bc6aa", "passages": 29, "questions": "q1", "inserts": 0}
+    new = {"content_hash": "2a1fcf21bb", "passages": 32, "questions": "q2", "inserts": 0}
+    assert content_change(old, new) == ("3 passages added (29 → 32) (content hash 09878bc6 → 2a1fcf21); the questions "
+                                        "changed (their text, gold passages or answers)")
+    assert "content hash" not in content_change({**old, "questions": "q1"}, {**old, "questions": "q2"})
