@@ -54,7 +54,12 @@ def create_questions_ui(act: Active) -> None:
                            help="It replaces the workspace's questions: write questions for the documents you added, "
                                 "or fix a gold title. It is read and matched to this workspace's passages first; one "
                                 "whose gold titles match no passage is refused and the old questions stay.")
-    clicked = st.button("Use these questions", key=S.DATA_QUESTIONS_USE, icon=":material/quiz:", disabled=new is None)
+    empty = new is not None and not new.size  # refused at once, as the build's uploader refuses an empty file (an
+    # audit found this button live for a 0-byte file, and the refusal only after the click)
+    clicked = st.button("Use these questions", key=S.DATA_QUESTIONS_USE, icon=":material/quiz:",
+                        disabled=new is None or empty)
+    if empty:
+        st.caption(f":material/block: {md_escape(new.name)} is empty: choose a questions file with questions in it.")
     if said:
         (st.success if said[0] == "success" else st.error)(said[1])
     if not clicked or new is None:

@@ -122,8 +122,15 @@ def create_ceg_drawing(act: Active, result, r, *, height: int = 460, show_legend
                                show_legend=show_legend)
     graph_view.render_html(doc, height=height)
     meet = md_escape(g.node_names[c.meeting]) if c.meeting >= 0 else "— (fallback: the anchors)"
-    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; Cost_sem {r.cost_sem:.3f}, r_miss {r.r_miss:.2f}, "
-               f"score {r.score:.3f}.")
+    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; {score_sum(r)}.")
+
+
+def score_sum(r: Any) -> str:
+    """How a CEG's score comes from the figures shown (§3.4, Eqs. 5–6), as a sum a class can redo: "score 1.760"
+    beside "Cost_sem 0.514, r_miss 0.10" left a student asking how (an audit)."""
+    intra = f" × intra-group {r.intra_penalty:g}" if abs(r.intra_penalty - 1.0) > 1e-9 else ""
+    return (f"score = 1 / (Cost_sem {r.cost_sem:.3f} × Penalty_miss {r.penalty_miss:.3f}{intra}) = {r.score:.3f}, "
+            f"where Penalty_miss = e^(α·r_miss) with r_miss {r.r_miss:.2f} (the weight of the groups it misses)")
 
 
 def hop_rows(g: Any, offered: Sequence[int], scores: Sequence[float], chosen: set[int]) -> list[dict[str, object]]:

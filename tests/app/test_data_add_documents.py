@@ -137,6 +137,9 @@ def test_questions_written_after_an_add_replace_the_workspace_s_questions(home: 
     assert any("has no questions file" in plain(c.value) for c in at.caption), [c.value for c in at.caption]
     assert at.button(key=S.DATA_QUESTIONS_USE).disabled  # nothing chosen yet
 
+    at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("empty.json", b"", "application/json")).run()
+    assert at.button(key=S.DATA_QUESTIONS_USE).disabled  # an empty file: refused before the click
+    assert any("empty.json is empty" in plain(c.value) for c in at.caption)
     nomatch = [{"id": "z", "question": "Who founded Nowhere Dairy?", "supporting_facts": [["Nowhere Dairy", 0]]}]
     at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("nomatch.json", json.dumps(nomatch).encode(),
                                                           "application/json")).run()
