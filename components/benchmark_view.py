@@ -578,6 +578,25 @@ def load_panel(act: Active | None = None) -> None:
             st.session_state[S.BENCH_LOADED] = pick
 
 
+def _open_latest(workspace: str) -> str:
+    """The newest finished run of ``workspace``, opened once per session and workspace when no report is loaded: a
+    new session's Benchmark page showed only the Run form, the last run's table one "Load a report" away (an
+    audit). "" when it has none (or it was opened before in this session: the person's own choice then stands)."""
+    ss = st.session_state
+    seen: set[str] = ss.setdefault(S.BENCH_OPENED_LATEST, set())
+    if workspace in seen:
+        return ""
+    seen.add(workspace)
+    runs = _runs()
+    made_on = _workspaces_of(runs)
+    latest = next((r for r in runs if made_on.get(r) == workspace), "")
+    if latest:
+        ss[S.BENCH_LOADED] = latest
+        st.caption(f":material/history: The latest run of “{md_escape(workspace)}” is open below: "
+                   f"“{md_escape(latest)}”. “Load a report” opens another.")
+    return latest
+
+
 def _run_workspace(name: str) -> str:
     """The sidebar's name of the workspace a run was made on (runs record the workspace's own name,
     which is its folder name unless it was built with another ``name``)."""
@@ -683,7 +702,7 @@ def stale_note(summary: Mapping[str, Any], act: Active) -> None:
 def report(act: Active) -> None:
     """The loaded run's report: tables with intervals, notes, charts, and the per-question table."""
     ws = act.workspace
-    loaded = st.session_state.get(S.BENCH_LOADED)
+    loaded = st.session_state.get(S.BENCH_LOADED) or _open_latest(ws.name)
     if not loaded:
         st.stop()
     try:

@@ -208,6 +208,7 @@ BENCH_LIMIT = "egx.bench.limit"
 BENCH_OUT = "egx.bench.out"  #: run name (a folder under $EGX_HOME/runs)
 BENCH_RUN = "egx.bench.run"  #: the run button
 BENCH_LOADED = "egx.bench.loaded"  #: run name of the report shown
+BENCH_OPENED_LATEST = "egx.bench.opened_latest"  #: the workspaces whose latest run was opened once this session
 BENCH_SCROLL = "egx.bench.scroll"  #: a run just finished: scroll its report into view once
 BENCH_FILTER_METHOD = "egx.bench.filter_method"
 BENCH_FILTER_STAGE = "egx.bench.filter_stage"

@@ -502,3 +502,13 @@ def test_a_new_sessions_run_name_is_the_latest_of_its_series(home):
     assert latest_of(first) == f"{first}-2"  # -12 holds no results
     fresh = run_page(PAGE)
     assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{first}-2"
+
+
+def test_a_new_session_opens_the_workspaces_latest_report(home):
+    """A new session's Benchmark page showed only the Run form; the last run's tables were one "Load a report"
+    away (an audit). The latest run of the sidebar's workspace is open, once: the person's own choice then stands."""
+    _run(["dense"], 1, "mine")
+    fresh = run_page(PAGE)
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    assert any(plain(h.value) == "Report: mine" for h in fresh.subheader), [h.value for h in fresh.subheader]
+    assert any("The latest run of “demo” is open below" in plain(c.value) for c in fresh.caption)
