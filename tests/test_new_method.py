@@ -102,7 +102,7 @@ def test_a_method_package_owns_its_preparation_ablations_and_intros(tmp_path) ->
 
     toy = dataclasses.replace(
         TOY_METHOD, page="pages/toy.py",
-        prepare=Preparation(title=lambda w, cfg: f"Preparing the toy for {w.name}",
+        prepare=Preparation(title=lambda w, backends, cfg: f"Preparing the toy for {w.name}",
                             needed=lambda w, b, cfg: not marker.exists(), run=prepare,
                             key=lambda w, b, cfg: f"toy:{w.path}"),
         ablations=(AblationRow("full", "Toy (full method)"), AblationRow("top-1", "top-1 only", overrides={"top_k": 1})),
