@@ -51,6 +51,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_anaphora``   what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
 ``spacy_lists``      a name listed after a plural noun ("among them X"), an object a gapped clause shares
 ``spacy_relations``  the dependency-relation rules over those mentions
+``spacy_dates``      whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
 ``spacy_repair``     a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
 ``spacy_names``      one passage's triples over its pieces: short names, title links
 ===================  ==============================================================
@@ -139,7 +140,9 @@ class SpacyExtractor:
     # v19: after "is a <kind> in/at/near" a proper name no person's is the place whatever its label ("a dairy in Caddon
     # Vale", tagged a person's), and a kind of thing ("a creamery") is no person whatever its holder's label; "at"/"near"
     # give "located at"/"located near"
-    model_id = f"spacy-v19:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v20: a title that "was born" is a person (a "he" after it is the title); "the river Aske" names no person; "She
+    # founded the X Guild in 1912" dates the guild alone; "X, then the mayor of Y" is the mayor (no "is · then the mayor")
+    model_id = f"spacy-v20:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

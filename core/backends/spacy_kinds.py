@@ -48,6 +48,18 @@ _NOT_KINDS = frozenset({"mystery", "discovery", "delivery", "recovery", "surgery
                         "trickery", "treachery", "snobbery", "robbery", "bribery", "thievery", "debauchery",
                         "stationery", "scenery", "livery", "artery", "mastery", "forgery",
                         "greenery", "finery", "chicanery", "quackery", "powerhouse"})
+#: things whose nouns end like a person's role noun ("-er", "-or", "-ess"): "the river Aske" names no person, so a "he"
+#: after it is never Aske (an audit's KG gave "Aske · married · Adela Quarrington" for "In 1866 he married …")
+THING_AGENTS = frozenset({
+    "river", "water", "tower", "border", "corner", "center", "quarter", "harbor", "manor", "moor", "floor", "door",
+    "corridor", "chamber", "shelter", "theater", "crater", "glacier", "pier", "sector", "interior", "exterior",
+    "summer", "winter", "number", "chapter", "letter", "paper", "silver", "copper", "timber", "order", "error",
+    "mirror", "motor", "reactor", "tractor", "computer", "container", "steamer", "schooner", "freighter", "tanker",
+    "trawler", "liner", "destroyer", "cruiser", "carrier", "monitor", "cluster", "register", "charter", "banner",
+    "matter", "manner", "dinner", "weather", "thunder", "powder", "ladder", "flower", "power", "shower", "meter",
+    "business", "fortress", "congress", "press", "wilderness", "address", "process", "access", "success", "mattress",
+    "cypress", "meridian",
+})
 #: labels no place has even when misread: values, languages, works ("a village in The Hobbit"), events ("a venue at
 #: the 1996 Summer Olympics"), laws; a good's is often an unknown town's ("a wind farm near Ravenshoe")
 _NEVER_PLACE = VALUE_LABELS | {"LANGUAGE", "WORK_OF_ART", "EVENT", "LAW"}

@@ -69,9 +69,11 @@ def member_edges(m: Any, tok: Any, plural: Any) -> None:
 def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: str) -> None:
     """"bought Harrowgate Type Foundry in 1921 and the Pellham Bindery in 1934": a noun the parser joined to ``verb``
     (``conj``) while the verb has an object of its own is a second object, with its own prepositions ("bought in 1934",
-    the object's date too as :meth:`~core.backends.spacy_relations._Piece._dated_objects` gives the first's)."""
+    the object's date too as :func:`core.backends.spacy_dates.date_holders` gives the first's)."""
     if not any(c.dep_ == "dobj" for c in verb.children):
         return
+    from core.backends import spacy_dates as dates  # not at the top: spacy_dates → spacy_mentions → spacy_spans → here
+
     for c in verb.children:
         if c.dep_ != "conj" or c.pos_ not in ("NOUN", "PROPN") or any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children):
             continue
@@ -87,5 +89,5 @@ def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: s
                 if p.dep_ != "pobj":
                     continue
                 tail = m.mention(p)
-                for s in subjects + m._dated_objects(verb, prep, tail, [obj]):
+                for s in dates.date_holders(m, verb, prep, tail, subjects, [obj]):
                     m.add(s, f"{phrase} {prep.lower_}", tail)

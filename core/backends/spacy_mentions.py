@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
+from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_pronouns import ROLE_GENDER, _fits
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import canonical_entity, clean_text, named_person, normalize_name
@@ -35,7 +36,9 @@ _SUBJ_DEPS = ("nsubj", "nsubjpass")
 #: what a "he"/"she" stands for where no one fits (the title was called the other pronoun): no mention at all
 _NOBODY = ("", "")
 #: role nouns of people by their ending ("the engraver Pim Rattery", "the watchmaker Odile Brask")
-_AGENT = re.compile(r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
+#: (not a thing named so: "the river Aske", "the steamer Grey Heron", :data:`core.backends.spacy_kinds.THING_AGENTS`)
+_AGENT = re.compile(rf"(?!(?:{'|'.join(sorted(THING_AGENTS))})$)"
+                    r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
 #: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
 _NOT_NAMES = VALUE_LABELS | {"NORP", "LANGUAGE"}
 
@@ -322,8 +325,10 @@ class _Mentions:
                     got = (got[0], "PERSON")  # "the engraver Pim Rattery …" then "He …" (next passage too)
                 if got is not None and self.title and (got[1] == "TITLE" or (got[1] in ("PERSON", "") and subs[
                         0].pos_ == "PROPN" and self._names_title(got[0], got[1]))):
-                    # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named
-                    self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON"
+                    # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named,
+                    # or by name "was born" (a title the small model tagged ORG is a person's all the same)
+                    self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
+                        subs[0].pos_ == "PROPN" and sent.root.lower_ == "born")
                     cur = ((self.title, "TITLE"), "TITLE")
                 elif got is not None and got[1] not in VALUE_LABELS:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")

@@ -5,7 +5,7 @@ Subject–verb–object (``starred in``, active and passive ``directed by``), co
 ``mother of``) and verb + preposition (``born in``). The subject of a participle is resolved
 through the copula or apposition to the entity the sentence is about, never a modifier, nor the goods a maker makes
 ("a maker of wooden beehives founded by X": the maker). A date of an active verb is its named object's too ("hosted
-the International Honey Exhibition in 1931"). A name listed after a plural noun ("its paper mills, among them X") and
+the International Honey Exhibition in 1931"; a founding's date only its object's: :mod:`core.backends.spacy_dates`). A name listed after a plural noun ("its paper mills, among them X") and
 an object a gapped clause shares ("bought X in 1921 and the Y in 1934") are :mod:`core.backends.spacy_lists`'s; where a description puts its holder ("a painter from X", "a town in Y") and a
 place's unnamed thing ("A hotel at its summit was built by …") :mod:`core.backends.spacy_places`'s.
 Mentions come from :mod:`core.backends.spacy_mentions`.
@@ -13,9 +13,9 @@ Mentions come from :mod:`core.backends.spacy_mentions`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from core.backends import spacy_dates as dates
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
@@ -33,13 +33,8 @@ _COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
 #: role nouns whose owner, when no person, is where the role is held: a town's largest employer employs people in the
 #: town, not the town ("employer of" reads as if it did)
 _HELD_IN = frozenset({"employer", "investor"})
-#: verbs whose date is the subject's alone: "won the Chess World Cup in 2009" is no date of the cup (won every year),
-#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
-_SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
-                            "visited", "entered", "attended", "reached", "adopted"})
 #: forms of "become" (the pipeline has no lemmatizer)
 _BECOME = frozenset({"become", "becomes", "became", "becoming"})
-_SPAN = re.compile(r"\b(?:years|months|weeks|days|decades|centuries)\b", re.IGNORECASE)
 #: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
 _FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
 #: what may be founded itself ("a network of schools founded by X": the schools may be)
@@ -230,7 +225,7 @@ class _Piece(_Mentions):
                 for p in pobj:
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
-                        for s in subjects + (self._dated_objects(verb, c, tail) if not copula else []):
+                        for s in (dates.date_holders(self, verb, c, tail, subjects) if not copula else subjects):
                             self.add(s, rel, tail)
                 if c.dep_ == "agent":  # "founded by X in the mill town of Y": founded in Y
                     places.agent_place(self, c, subjects, phrase)
@@ -266,22 +261,6 @@ class _Piece(_Mentions):
                     return None  # "a chess professional" parsed as the noun "chess": no "becoming chess in"
                 return " ".join([phrase, *(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
         return None
-
-    def _dated_objects(self, verb: Any, prep: Any, tail: tuple[str, str] | None,
-                       objects: list[tuple[str, str] | None] | None = None) -> list[tuple[str, str]]:
-        """The named objects a date belongs to besides the subject: "The city hosted the International Honey Exhibition
-        in 1931" → (International Honey Exhibition, hosted in, 1931) too, as the LLM prompt's "Oskel Optics · founded in
-        · 1931" (an audit's KG had only "<city> · hosted in · 1931", which says nothing of what was hosted). Only an
-        active verb's named object that is no place ("left Texas in 1999": the leaving is hers), a date "in"/"on" that is
-        no span of time ("not won in 107 years"), and no verb whose date is only its subject's (:data:`_SUBJECTS_DATE`).
-        ``objects``: the object mentions the date is of (default: the verb's ``dobj`` and its conjuncts)."""
-        if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in _SUBJECTS_DATE or any(
-                c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
-            return []
-        if objects is None:
-            objects = [self.mention(o) for c in verb.children if c.dep_ == "dobj" for o in self._conjuncts(c)]
-        return [got for got in objects
-                if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC")]
 
     def _possessor(self, tok: Any) -> tuple[str, str] | None:
         """The owner a possessive stands for: "his"/"her" a person named as a subject before it in its sentence,
