@@ -40,7 +40,7 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
         start = nc.start
         while start < nc.end and (doc[start].lower_ in _DETERMINERS or doc[start].dep_ in ("det", "poss")
                                   or doc[start].tag_ in ("POS", "PRP$", "DT") or doc[start].lower_ in MARKER_ADVERBS
-                                  or _time_adverb(doc[start], nc.root)):
+                                  or _leading_adverb(doc[start], nc.root)):
             start += 1  # "notably the Dwell Paper Mill" is the mill (spacy_lists), "then the mayor" the mayor
         # a possessor inside the chunk ("Lothair II's mother") is a mention of its own
         for t in doc[start:nc.end]:
@@ -96,11 +96,18 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
     return out
 
 
-def _time_adverb(tok: Any, root: Any) -> bool:
+#: adverbs a noun chunk keeps (:func:`_leading_adverb`)
+_KEPT_ADVERBS = frozenset({"just", "even"})
+
+
+def _leading_adverb(tok: Any, root: Any) -> bool:
     """Whether ``tok`` is an adverb opening the noun chunk of ``root`` before its article: "Harlan Moss, *then* the mayor
     of Calderport" is the mayor as "Harlan Moss, the mayor of Calderport" is (an audit's KG read "Harlan Moss · is ·
-    then the mayor", a node of its own); a lower-case adverb of the chunk's head ("later mayor", "now the capital")."""
-    return tok.tag_ == "RB" and tok.dep_ == "advmod" and tok.head.i == root.i and tok.is_lower and tok.i < root.i
+    then the mayor", a node of its own); a lower-case adverb of the chunk's head ("later mayor", "now the capital"). Not
+    "just compensation" (an adjective the small model tags an adverb), "even the universities" (a contrast, no
+    description of the title), "geologically and geographically part" nor "his then-girlfriend"."""
+    return tok.tag_ == "RB" and tok.dep_ == "advmod" and tok.head.i == root.i and tok.is_lower and tok.i < root.i \
+        and tok.lower_ not in _KEPT_ADVERBS and not tok.nbor().is_punct and tok.nbor().pos_ != "CCONJ"
 
 
 def _kind_after_name(doc: Any, chunks: Any, out: dict[int, Span]) -> None:
