@@ -49,9 +49,10 @@ def date_holders(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None, sub
     """Who gets ``verb``'s "<prep> <tail>" edge: the ``subjects`` and the named objects the date is of
     (:func:`dated_objects`); the objects alone after a verb that brings them into being (:data:`OBJECTS_DATE`: "She
     founded the Olvenna Tasting Guild in 1912" is (guild, founded in, 1912), never (she, founded in, 1912)), unless
-    one is a person's name."""
+    one is a person's name or the verb gives it a role ("as head of …")."""
     dated = dated_objects(m, verb, prep, tail, objects)
     # a person is not brought into being so: "established Puyi as head of Manchukuo in 1932" is Japan's date too
-    if dated and verb.lower_ in OBJECTS_DATE and all(got[1] != "PERSON" for got in dated):
+    made = not any(c.dep_ == "prep" and c.lower_ == "as" for c in verb.children)
+    if dated and made and verb.lower_ in OBJECTS_DATE and not any(m._person(got, "NNP") for got in dated):
         return dated
     return subjects + dated

@@ -34,6 +34,9 @@ def test_a_founding_date_is_the_founded_things_alone(ex):
     # a wedding's date is both spouses', a cup won the winner's alone
     assert ("Maren Holt", "married in", "1925") in got and ("Tom Reed", "married in", "1925") in got, got
     assert ("Maren Holt", "won in", "1932") in got and ("Tarn Cup", "won in", "1932") not in got, got
+    # a person given a role is not founded: the date stays the subject's too
+    got = triples(ex, "Veldmark\nVeldmark was a kingdom in the north. In 1932 it established Ivo Brisk as regent of Tull.")
+    assert ("Veldmark", "established in", "1932") in got, got
 
 
 def test_an_adverb_before_an_appositives_article_is_no_part_of_it(ex):
@@ -42,3 +45,6 @@ def test_an_adverb_before_an_appositives_article_is_no_part_of_it(ex):
                           "mayor of Pellham.")
         assert ("Walter Pryce", "mayor of", "Pellham") in got, got
         assert not any(t.startswith(adverb) for _, _, t in got), got
+    # an adverb before "and" stays: no node "and geographically part"
+    got = triples(ex, "Tarrow\nTarrow is geologically and geographically part of the Orrin Hills.")
+    assert not any(t.startswith("and") for _, _, t in got), got
