@@ -72,8 +72,6 @@ def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: s
     the object's date too as :func:`core.backends.spacy_dates.date_holders` gives the first's)."""
     if not any(c.dep_ == "dobj" for c in verb.children):
         return
-    from core.backends import spacy_dates as dates  # not at the top: spacy_dates → spacy_mentions → spacy_spans → here
-
     for c in verb.children:
         if c.dep_ != "conj" or c.pos_ not in ("NOUN", "PROPN") or any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children):
             continue
@@ -89,5 +87,5 @@ def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: s
                 if p.dep_ != "pobj":
                     continue
                 tail = m.mention(p)
-                for s in dates.date_holders(m, verb, prep, tail, subjects, [obj]):
+                for s in m.date_holders(verb, prep, tail, subjects, [obj]):
                     m.add(s, f"{phrase} {prep.lower_}", tail)

@@ -262,6 +262,11 @@ class _Piece(_Mentions):
                 return " ".join([phrase, *(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
         return None
 
+    def date_holders(self, verb: Any, prep: Any, tail: tuple[str, str] | None, subjects: list[tuple[str, str]],
+                     objects: list[tuple[str, str] | None]) -> list[tuple[str, str]]:
+        """:func:`core.backends.spacy_dates.date_holders` for :mod:`core.backends.spacy_lists` (no import cycle)."""
+        return dates.date_holders(self, verb, prep, tail, subjects, objects)
+
     def _possessor(self, tok: Any) -> tuple[str, str] | None:
         """The owner a possessive stands for: "his"/"her" a person named as a subject before it in its sentence,
         else as a "he"/"she" opening its sentence would be (no title that is no person: "Edwin Marlow died in 1889.
