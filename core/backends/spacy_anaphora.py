@@ -250,3 +250,30 @@ def kin_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
         if got[1] == "PERSON" or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]]):
             return got  # type: ignore[no-any-return]
     return None
+
+
+#: how the parser may attach a name it left loose after "the <role noun>" (never a clause's subject: "the year Napoleon
+#: died", nor an owner: "the museum Smith's papers")
+_LOOSE_DEPS = frozenset({"npadvmod", "advmod", "dobj", "appos", "attr", "oprd", "nmod", "compound"})
+
+
+def loose_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name right after "the <role noun>" that the parser left loose: "She … married *the architect Jonas Pell*"
+    married Jonas Pell, as "married Jonas Pell" does (BubbleRAG §3.1 step 2 reads the triples). The small model made
+    "Pell" the verb's adverbial and "the architect" its object, so an audit's KG kept only "mentions Jonas Pell". Only a
+    singular noun after "the", the name starting at the next word and all proper nouns, not a value's, nationality's or
+    language's label, not "'s" after it, and not a clause's subject."""
+    nxt = tok.i + 1
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN" or nxt >= len(m.doc) or m.doc[nxt].pos_ != "PROPN" or not any(
+            c.dep_ == "det" and c.lower_ == "the" and c.i == tok.i - 1 for c in tok.children):
+        return None
+    span = m.mention_of.get(nxt)
+    if span is None or span[0] != nxt or span[2] in not_names or span[2] == "TITLE":
+        return None
+    words = [t for t in m.doc[span[0]:span[1]] if not t.is_punct]
+    roots = [t for t in m.doc[span[0]:span[1]] if not span[0] <= t.head.i < span[1] or t.head.i == t.i]
+    if not words or any(t.pos_ != "PROPN" for t in words) or len(roots) != 1 or roots[0].dep_ not in _LOOSE_DEPS:
+        return None
+    if span[1] < len(m.doc) and m.doc[span[1]].tag_ == "POS":
+        return None
+    return m.text_of(span), span[2]  # type: ignore[no-any-return]

@@ -142,7 +142,8 @@ class SpacyExtractor:
     # give "located at"/"located near"
     # v20: a title that "was born" is a person (a "he" after it is the title); "the river Aske" names no person; "She
     # founded the X Guild in 1912" dates the guild alone; "X, then the mayor of Y" is the mayor (no "is · then the mayor")
-    model_id = f"spacy-v20:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v21: "married the architect X" married X (the parser left the name loose after "the <role noun>")
+    model_id = f"spacy-v21:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -168,6 +168,10 @@ class _Mentions:
         if named is not None:  # & Daughters", "X's son, Casimir Vantreck,"
             return named
         span = self.mention_of.get(tok.i)
+        loose = None if span is not None and span[2] else ana.loose_name(self, tok, _NOT_NAMES)
+        if loose is not None:  # "married the architect Jonas Pell": Jonas Pell, where the parser left the name loose
+            return loose
+        span = self.mention_of.get(tok.i)
         if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
             return None
         for c in tok.children:
