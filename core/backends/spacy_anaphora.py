@@ -253,8 +253,8 @@ def kin_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
 
 
 #: how the parser may attach a name it left loose after "the <role noun>" (never a clause's subject: "the year Napoleon
-#: died", nor an owner: "the museum Smith's papers")
-_LOOSE_DEPS = frozenset({"npadvmod", "advmod", "dobj", "appos", "attr", "oprd", "nmod", "compound"})
+#: died", nor a noun's modifier: "In the game Benigno added …", nor an owner: "the museum Smith's papers")
+_LOOSE_DEPS = frozenset({"npadvmod", "advmod", "dobj", "appos", "attr", "oprd"})
 
 
 def loose_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
