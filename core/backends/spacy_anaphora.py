@@ -20,6 +20,8 @@ to the wrong entity):
 * **An organisation noun before its name**: "founded *the house Osterby & Daughters*" — the name (:func:`name_after`).
 * **A relative's name after a comma**: "She married *Oriel Vantreck's son, Casimir Vantreck*," — Casimir Vantreck
   (:func:`kin_name`).
+* **A role noun before a name the parser left loose**: "She … married *the architect Jonas Pell*" — Jonas Pell
+  (:func:`loose_name`).
 """
 
 from __future__ import annotations
