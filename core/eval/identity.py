@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.errors import UnknownNameError
 from core.eval.bench_files import RUN, read_run
-from core.text import content_hash
+from core.text import content_hash, plural
 
 if TYPE_CHECKING:
     from core.index.questions import Question
@@ -116,10 +116,6 @@ def trained_questions(methods: Sequence[str], workspace: Workspace, backends: Ba
     return out
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if abs(n) == 1 else 's'}"
-
-
 def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
                    inserts: Sequence[Mapping[str, Any]] | None = None) -> str:
     """What changed between two :func:`workspace_identity` values, in words ("" when nothing did), e.g. ``3
@@ -132,11 +128,11 @@ def content_change(old: Mapping[str, Any], new: Mapping[str, Any],
         docs = [str(name) for r in recs for name in (r.get("sources") or {})]
         passages = sum(int(r.get("added") or 0) for r in recs)
         shown = ", ".join(docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
-        parts.append(f"{_plural(len(docs), 'document')} added ({shown}; {_plural(passages, 'passage')})" if docs
+        parts.append(f"{plural(len(docs), 'document')} added ({shown}; {plural(passages, 'passage')})" if docs
                      else f"documents added {added} time(s)")
     elif old.get("passages") != new.get("passages"):
         d = int(new.get("passages") or 0) - int(old.get("passages") or 0)
-        parts.append(f"{_plural(abs(d), 'passage')} {'added' if d > 0 else 'removed'} "
+        parts.append(f"{plural(abs(d), 'passage')} {'added' if d > 0 else 'removed'} "
                      f"({old.get('passages')} → {new.get('passages')})")
     for key, word in (("nodes", "node"), ("edges", "triple")):
         if old.get(key) != new.get(key) and not parts:
