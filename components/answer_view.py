@@ -231,12 +231,10 @@ QUOTED_NOTE = "no LLM wrote this answer, so no EM / F1 (as on the Benchmark page
 def off_gold_source(result: Any, gold_chunks: Sequence[str], graph: Any = None) -> str:
     """The title (else id) of the passage an extracted answer was quoted from when the question has gold passages
     and that one is not among them; "" otherwise (an LLM's answer, no source recorded, no gold passages)."""
-    from core.methods.diagnoser import answer_by_llm, answer_source
+    from core.methods.diagnoser import off_gold_source as source_of
 
-    if not gold_chunks or answer_by_llm(result):
-        return ""
-    source = answer_source(result)
-    if not source or source in set(gold_chunks):
+    source = source_of(result, set(gold_chunks))
+    if not source:
         return ""
     chunk = graph.chunk(source) if graph is not None and hasattr(graph, "chunk") else None
     return str(getattr(chunk, "title", "") or source)

@@ -120,14 +120,12 @@ def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Dia
     Heron] carried … on the Pellow Reach crossing" (the wrong ferry) as "holds the gold answer" under "below the cut,
     but read by the answer", unflagged. Its evidence gets ``answer`` with ``from_gold`` False and the ``source``; the
     stage is unchanged (retrieval lost the evidence first)."""
-    from core.methods.diagnoser import answer_by_llm, answer_source, extract_contains
+    from core.methods.diagnoser import extract_contains, off_gold_source
 
-    if diag.stage in (OK, NO_GOLD, "answer_wrong") or not gold.answers or not gold.chunk_ids:
+    if diag.stage in (OK, NO_GOLD, "answer_wrong") or not gold.answers or not result.answer.strip():
         return diag
-    if not result.answer.strip() or answer_by_llm(result) or not extract_contains(result.answer, gold.answers):
-        return diag
-    source = answer_source(result)
-    if not source or source in gold.chunk_ids:
+    source = off_gold_source(result, gold.chunk_ids)
+    if not source or not extract_contains(result.answer, gold.answers):
         return diag
     note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage not in the gold "
             "list: the right words, not from the gold evidence.")

@@ -31,7 +31,7 @@ retrieved" when the others were found, and the summary says how many are in the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +83,16 @@ def answer_source(result: MethodResult) -> str | None:
     """The chunk id the answer step names as its answer's source (an extracted sentence's passage), or None."""
     data = _answer_step(result)
     return data.chunk_id if data is not None and data.chunk_id else None
+
+
+def off_gold_source(result: MethodResult, gold_chunks: Collection[str]) -> str:
+    """The passage (chunk id) an extracted answer was quoted from when the question has gold passages and that one is
+    not among them; "" otherwise (an LLM's answer, no source recorded, no gold passages). The diagnosis
+    (:func:`core.eval.diagnose.with_chance_answer`) and the pages' gold-answer line both ask it."""
+    if not gold_chunks or answer_by_llm(result):
+        return ""
+    source = answer_source(result)
+    return source if source and source not in gold_chunks else ""
 
 
 def answer_by_llm(result: MethodResult) -> bool:
