@@ -81,7 +81,7 @@ from core.methods.answer_types import (
 )
 from core.methods.base import Backends
 from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names_bridge
-from core.methods.pronoun_subjects import Referents, said_born
+from core.methods.pronoun_subjects import Referents, he_after_title, said_born
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.methods.title_it import title_its
@@ -175,7 +175,8 @@ def _title_is_person(sentences: Sequence[str], title: str) -> bool:
     # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
     # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
     return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
-                              or said_born(sentences, title))
+                              or said_born(sentences, title) or he_after_title(
+                                  sentences, title, typed_mentions(sentences[0], "person", names=True)))
 
 
 def shown_sentence(sentence: str, name: str, title: str, title_is_person: bool) -> str:
@@ -198,7 +199,8 @@ def bracketed(sentence: str, name: str) -> str:
     if not m or not name:
         return sentence
     possessive = m.group("p").lower() in ("his", "her", "its", "their")
-    return f"{sentence[:m.end('p')]} [{name}{'’s' if possessive else ''}]{sentence[m.end('p'):]}"
+    mark = ("’" if name.endswith("s") else "’s") if possessive else ""  # "Its [Bellcastle Holdings’] chairman"
+    return f"{sentence[:m.end('p')]} [{name}{mark}]{sentence[m.end('p'):]}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ founder's wife was from). :class:`Referents` reads each "He"/"She"/"His"/"Her" a
 
 "" is the passage's title (the reading every sentence has already). :func:`said_born` also makes a title a person
 that its passage says was born somewhere ("Amias Frost was born in Varley in 1875. He sold the Gilded Menagerie …":
-the small model tags no PERSON there, and the "He" stayed unbracketed).
+the small model tags no PERSON there, and the "He" stayed unbracketed), and :func:`he_after_title` one whose passage
+opens with it and goes on with "He"/"She".
 """
 
 from __future__ import annotations
@@ -47,6 +48,24 @@ def said_born(sentences: Sequence[str], title: str) -> bool:
     born = re.compile(rf"^(?:The\s+)?{re.escape(title.strip())}\s*,?\s+(?:was|is)\s+(?:(?:an?|the)\s+(?:[\w\-]+\s+){{1,4}}?)?"
                       r"born\s+(?:in|on|at|near)\b", re.I)
     return any(born.match(s.strip()) for s in sentences)
+
+
+def he_after_title(sentences: Sequence[str], title: str, first_persons: Sequence[str]) -> bool:
+    """Whether the passage's first sentence opens with ``title`` as its subject and names no other person
+    (``first_persons``: its PERSON mentions), and the next one opens with "He"/"She": the title is the person the
+    "He" continues (the subject before it), whatever the small model tagged it ("Aksel Dahl inherited the Dahl Foundry
+    from his father. He married Greta Brask …").
+
+    >>> he_after_title(["Aksel Dahl inherited the Dahl Foundry.", "He married Greta Brask."], "Aksel Dahl", [])
+    True
+    >>> he_after_title(["Dahl Foundry was sold to Aksel Dahl.", "He married Greta Brask."], "Dahl Foundry",
+    ...                ["Aksel Dahl"])
+    False
+    """
+    t = normalize_name(title)
+    return (len(sentences) > 1 and bool(t) and re.match(rf"{re.escape(title.strip())}\b(?!['’])", sentences[0].strip()) is not None
+            and re.match(r"(?:He|She)\b", sentences[1].strip()) is not None
+            and all(normalize_name(p) == t for p in first_persons))
 
 
 def opening_person(sentence: str, persons: Sequence[str]) -> str:

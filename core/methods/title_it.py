@@ -5,7 +5,10 @@ sentence's leading "He"/"She" with the person it stands for ("He [Oriel Vantreck
 "It was founded in 1921 by Mirabel Oskin." in the passage "Ambercroft Foods" stayed bare (an audit). Here, a
 sentence-initial "It" reads as the passage's title when
 
-1. the title is not a person (a person's passage reads "He"/"She" as the title already),
+1. the title is not a person (a person's passage reads "He"/"She" as the title already). The small model's PERSON tag
+   on the title alone does not make it one where the passage refers to no one by "He"/"She"/"His"/"Her" and neither
+   a given name nor "born in" says so ("Calder Bay Airfield opened in 1936 …", "Vasquera is a river city …" are
+   tagged PERSON; their "It"/"Its" stayed bare: :func:`a_person`),
 2. the sentence is no expletive: "It is said that …", "It was in 1921 that …", "It was not until 1950 that …",
    "It is difficult to …", "It seems that …" (:func:`expletive`), and
 3. the sentence is about the title's entity: every sentence before it in the passage is about the title too — a
@@ -13,7 +16,13 @@ sentence-initial "It" reads as the passage's title when
    names describes the title), or a sentence whose subject is the title or an "It" read so — and none of them
    brings in another singular thing "It" could stand for ("Ambercroft Foods bought the Lystergate mill in 1930. It
    burned down …": the mill, so no bracket). A named thing the sentence before opens with ("The Brown Ox was a ferry
-   …") is :func:`extractive.antecedents`' reading and wins.
+   …") is :func:`extractive.antecedents`' reading and wins. A place or agent a sentence whose subject is the title names
+   only in an adjunct ("The Ormand Air Race was first held in 1927 between Vasquera and Port Selwyn.", "… was opened in
+   1948 at Calder Bay Airfield by Skyreach Airways.") brings in no such thing: a following subject "It" continues the
+   subject before it, which ranks above an adjunct (the centering ranking subject > object > others, Grosz, Joshi &
+   Weinstein 1995; :func:`without_settings`). An object still does ("bought the Lystergate mill").
+4. "Its" reads the same way ("Its first instructor was …"), and so does a lower-case "it"/"its" after a short opening
+   phrase ("In 1975 it was sold to …"), as :func:`extractive.bracketed` shows them (:data:`IT_LEAD`).
 
 The rule errs towards no bracket: a sentence that does not fit it is shown as written, as before.
 """
@@ -24,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from core.methods.answer_types import typed_mentions
+from core.methods.pronoun_subjects import said_born
 from core.text import named_person, normalize_name
 
 #: Words after "It is"/"It was" (an adverb may come between) that, followed by "that", make the "It" an expletive:
@@ -68,13 +78,51 @@ def expletive(sentence: str) -> bool:
 
 
 def _opens_with_title(sentence: str, title: str) -> str | None:
-    """What follows the title when ``sentence`` opens with it ("The Wren Prize is …" for "Wren Prize"), else None."""
-    m = re.match(rf"(?:The\s+)?{re.escape(title)}(?:'s|’s)?\b\s*", sentence.strip(), re.I)
+    """What follows the title when ``sentence`` opens with it ("The Wren Prize is …" for "Wren Prize", "The Calderport
+    Exhibition of 1907 was …" for "Calderport Exhibition"), else None."""
+    m = re.match(rf"(?:The\s+)?{re.escape(title)}(?:'s|’s)?\b(?:\s+of\s+\d{{3,4}}\b)?\s*", sentence.strip(), re.I)
     return None if m is None else sentence.strip()[m.end():]
 
 
-def _leading_it(sentence: str) -> bool:
-    return re.match(r"It\b", sentence.strip()) is not None
+#: A subject "It"/"Its" of a sentence, leading or lower-case after a short opening phrase that names no one ("In 1975
+#: it was sold to …"; the phrase :func:`extractive._pronoun` allows). Group ``p`` is the pronoun.
+IT_LEAD = re.compile(r"^(?:(?P<P>It|Its)\b|(?:In|On|By|After|Before|During|From|Until|At|Later|Then|Soon|Eventually)\b"
+                     r"[^,.;A-Z]{0,30}?,?\s+(?P<p>it|its)\b)")
+#: Prepositions of an adjunct that sets a place or time: what they name is no thing a later subject "It" stands for.
+_SETTING = "in|on|at|near|between|along|beside|outside|within|off|across|around"
+_WORD = r"(?!(?:of|and|or|by|to|for|with|from|the|a|an|that|which|who)\b)[a-z][\w\-]*"
+_NAMED = r"[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)*"
+#: a noun phrase there: "the northern shore", "Calder Bay Airfield", "1927" (no bare common noun, which may be a verb)
+_NP = rf"(?:(?:the|a|an)\s+(?:{_WORD}\s+){{0,2}}(?:{_NAMED}|{_WORD})|{_NAMED}|\d[\d,]*)"
+_ADJUNCT = re.compile(rf"\b(?:{_SETTING})\s+{_NP}(?:\s+(?:of|and)\s+{_NP})*")
+#: A passive's agent: "… was opened in 1948 … by Skyreach Airways".
+_PASSIVE = re.compile(r"\b(?:is|was|are|were|been|being)\s+(?:\w+ly\s+)?[a-z]+(?:ed|en|wn|ld|lt|ne|ng|ht|de|nt)\b")
+_AGENT = re.compile(rf"\bby\s+{_NP}(?:\s+(?:of|and)\s+{_NP})*")
+
+
+def _leading_it(sentence: str) -> re.Match[str] | None:
+    return IT_LEAD.match(sentence.strip())
+
+
+def without_settings(text: str) -> str:
+    """``text`` (a sentence whose subject is the passage title, after it) without the adjuncts that set a place or time
+    and, in a passive, its agent (rule 3 of the module docstring): what they name is no "It" of the next sentence.
+
+    >>> without_settings(" was first held in 1927 between Vasquera and Port Selwyn.")
+    ' was first held.'
+    >>> without_settings(" opened in 1936 on the northern shore of Calder Bay.")
+    ' opened.'
+    >>> without_settings(" was opened in 1948 at Calder Bay Airfield by Skyreach Airways.")
+    ' was opened.'
+    >>> without_settings(" bought the Lystergate mill in 1930.")  # an object stays
+    ' bought the Lystergate mill.'
+    >>> without_settings(" bought the mill by the river.")  # no passive: its "by" is no agent
+    ' bought the mill by the river.'
+    """
+    out = _ADJUNCT.sub("", text)
+    if _PASSIVE.search(out):
+        out = _AGENT.sub("", out)
+    return re.sub(r"\s+([.,;])", r"\1", re.sub(r"\s{2,}", " ", out))
 
 
 def brings_a_thing(text: str, title: str) -> bool:
@@ -109,25 +157,48 @@ def brings_a_thing(text: str, title: str) -> bool:
     return False
 
 
+#: A pronoun only a person is referred to by.
+_PERSONAL = re.compile(r"\b(?:[Hh]e|[Ss]he|[Hh]is|[Hh]er|[Hh]im|[Hh]ers|[Hh]imself|[Hh]erself)\b")
+
+
+def a_person(sentences: Sequence[str], title: str) -> bool:
+    """Whether a passage whose title the small model tags PERSON is about a person for rule 1 of the module docstring:
+    it refers to someone by "He"/"She"/"His"/"Her", the title opens with a given name, or the passage says it was born.
+
+    >>> a_person(["Calder Bay Airfield opened in 1936.", "Its main terminal was designed by Jonas Pell."],
+    ...          "Calder Bay Airfield")
+    False
+    >>> a_person(["Oriel Vantreck was a beekeeper.", "He founded Goldmere."], "Oriel Vantreck")
+    True
+    """
+    return (named_person(title) or said_born(sentences, title)
+            or any(_PERSONAL.search(s) is not None for s in sentences))
+
+
 def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, title_is_person: bool) -> list[str]:
     """``names`` (the person or thing each sentence's leading pronoun stands for, :func:`extractive.antecedents`) with
     ``title`` filled in for each sentence-initial "It" that reads as the title (the module docstring's rules)."""
     out = list(names)
-    if not title or title_is_person:
+    if not title or (title_is_person and a_person(sentences, title)):
         return out
     about = True  # every sentence so far is about the title and brought in no other thing
     for i, s in enumerate(sentences):
-        if _leading_it(s):
-            if expletive(s):
+        it = _leading_it(s)
+        if it is not None:
+            start = it.start("P") if it.group("P") else it.start("p")
+            said = s.strip()[start:]
+            if said.lower().startswith("it ") and expletive("It" + said[2:]):
                 about = about and not brings_a_thing(s, title)
                 continue
             if about and not out[i]:
                 out[i] = title
-            about = about and out[i] == title and not brings_a_thing(s[2:], title)
+            # "Its first jar …" brings in the jar; "It was founded …" only what follows it
+            rest = said if said.lower().startswith("its") else without_settings(said[2:])
+            about = about and out[i] == title and not brings_a_thing(rest, title)
             continue
         rest = _opens_with_title(s, title)
         if rest is None:
             about = about and not brings_a_thing(s, title)
         elif not _DEFINES.match(rest):  # a definition's words describe the title; other words may name a thing
-            about = about and not brings_a_thing(rest, title)
+            about = about and not brings_a_thing(without_settings(rest), title)
     return out

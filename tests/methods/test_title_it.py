@@ -70,7 +70,7 @@ def test_no_title_where_the_it_may_be_another_thing_or_the_title_is_a_person() -
                          Backends(HashingEmbedder(), get_llm("none")))
     assert not [c.shown for c in pick.candidates if "[" in c.shown], pick.candidates
     assert _its("Ambercroft Foods", "Ambercroft Foods is a food company. Its first jar was designed by Tobias "
-                                    "Wrenfield. It sold well.") == ["", "", ""]  # the jar, maybe
+                                    "Wrenfield. It sold well.") == ["", "Ambercroft Foods", ""]  # the jar, maybe
     assert _its("Oriel Vantreck", "Oriel Vantreck was a beekeeper. He founded Goldmere. It was sold in 1950.")[2] == ""
     assert _its("Pellow Ferries", "The Brown Ox was a ferry. It worked only the Pellow Reach crossing.") == [
         "", "Brown Ox"]
