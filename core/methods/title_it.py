@@ -193,8 +193,8 @@ def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, tit
             if about and not out[i]:
                 out[i] = title
             # "Its first jar …" brings in the jar; "It was founded …" only what follows it
-            rest = said if said.lower().startswith("its") else without_settings(said[2:])
-            about = about and out[i] == title and not brings_a_thing(rest, title)
+            after = said if said.lower().startswith("its") else without_settings(said[2:])
+            about = about and out[i] == title and not brings_a_thing(after, title)
             continue
         rest = _opens_with_title(s, title)
         if rest is None:
