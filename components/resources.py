@@ -217,12 +217,22 @@ def bench_report(path: str, mtime: float) -> Any:
     return load_report(path)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
 def bench_estimate(root: str, workspace: str, llm: str, methods: tuple[str, ...], questions: int, stamp: float,
                    passages: int | None = None) -> Any:
     """How long a benchmark run will take (:func:`core.eval.estimate.estimate_run`, its defaults scaled to the
-    workspace's ``passages``); ``stamp`` (the newest run's results time) reads the earlier runs again once another has
-    finished."""
+    workspace's ``passages``), for the machine's load now (:meth:`~core.eval.estimate.Estimate.under_load`; read
+    at every call, the earlier runs' figures cached); ``stamp`` (the newest run's results time) reads the earlier
+    runs again once another has finished."""
+    from core.eval.timing import machine_load
+
+    est = _bench_estimate(root, workspace, llm, methods, questions, stamp, passages)
+    load = machine_load()
+    return est if load is None else est.under_load(*load)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _bench_estimate(root: str, workspace: str, llm: str, methods: tuple[str, ...], questions: int, stamp: float,
+                    passages: int | None = None) -> Any:
     from pathlib import Path
 
     from core.eval.estimate import estimate_run

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,9 @@ DEFAULT_OVERHEAD = {"fixed": 2.0 + 1.0 + 1.0, "per pair": 0.015}
 RUNS_READ = 12
 #: The LLMs whose answers take no LLM time: the defaults hold for them.
 NO_LIVE_LLM = ("none", "recorded")
+#: How much busier (1-minute load) the machine must be now than when a figure was measured before the estimate says
+#: so: the load's own drift between two quiet minutes stays unsaid.
+BUSIER_BY = 1.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,30 @@ class Estimate:
     lower_bound: bool = False  #: a live LLM with no earlier run of it: its answers' time is not counted
     notes: tuple[str, ...] = field(default_factory=tuple)
     passages: int | None = None  #: the workspace's size the measured defaults were scaled to (None: not scaled)
+    #: method → the machine's load while its figure was measured (None: a measured default, on a quiet machine)
+    loads: Mapping[str, float | None] = field(default_factory=dict)
+    overhead_load: float | None = None  #: the load while the overhead's run ran (None: a default or unknown)
+    busy: bool = False  #: the machine is busier now than when the figures were measured (:meth:`under_load`)
+
+    def under_load(self, load: float | None, cores: int) -> Estimate:
+        """This estimate, for a run started now on a machine whose 1-minute load is ``load`` on ``cores`` CPUs, with
+        a note when the machine is busy (more runnable work than CPUs) and busier than when its figures were
+        measured (an earlier run's recorded load; the measured defaults: a quiet machine). The seconds stay as
+        measured: no rule from the load alone predicted the slowdown here — 2 spinning processes beside a run at
+        load 5.5 made it 3.5× slower for a load change of 0.5, since much of that load was low-priority work
+        (``benchmarks/estimate_under_load.py``)."""
+        if load is None or cores < 1 or load <= cores:
+            return self
+        then = [x for x in (*(self.loads.get(m) for m in self.methods), self.overhead_load)]
+        known = [x for x in then if x is not None]
+        was = max(known) if known and None not in then else 0.0
+        if load - was < BUSIER_BY:
+            return self
+        measured = (f"these seconds were measured at load {was:.1f}" if None not in then
+                    else "these seconds were measured on a quieter machine")
+        note = (f"The machine is busy now (load {load:.1f} on {cores} cores; {measured}): other work shares the "
+                "CPU, so the run may take longer than this, several times as long beside CPU-heavy work.")
+        return replace(self, notes=(*self.notes, note), busy=True)
 
     @property
     def in_methods(self) -> float:
@@ -166,17 +193,20 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
     runs = earlier_runs(root, workspace, llm)
     per: dict[str, float] = {}
     sources: dict[str, str] = {}
+    loads: dict[str, float | None] = {}
     for m in methods:
-        hit = next(((name, secs[m]) for name, secs, _ in runs if m in secs), None)
+        hit = next(((name, secs[m], _load_of(t)) for name, secs, t in runs if m in secs), None)
         if hit is not None:
-            sources[m], per[m] = hit
+            sources[m], per[m], loads[m] = hit
         else:
-            sources[m], per[m] = MEASURED, default_seconds(m, passages)
+            sources[m], per[m], loads[m] = MEASURED, default_seconds(m, passages), None
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
     timed = next(((name, t) for name, _, t in runs if t.get("wall")), None)
     pairs = questions * len(methods)
+    overhead_load = None
     if timed is not None:
         name, t = timed
+        overhead_load = _load_of(t)
         n = max(int(t.get("pairs") or 0), 1)
         fixed = sum(float(t.get(k) or 0.0) for k in ("start-up", "set-up", "judge", "report"))
         overhead = fixed + float(t.get("between methods") or 0.0) / n * pairs
@@ -185,7 +215,16 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
         overhead = DEFAULT_OVERHEAD["fixed"] + DEFAULT_OVERHEAD["per pair"] * pairs
         source = "start-up, set-up, scoring and the report, measured on the MuSiQue sample"
     return Estimate(questions, tuple(methods), per, sources, overhead, source, lower_bound=live_unknown,
-                    passages=passages)
+                    passages=passages, loads=loads, overhead_load=overhead_load)
+
+
+def _load_of(timing: Mapping[str, Any]) -> float | None:
+    """The machine's load while a run's pairs ran (its ``timing.json``), or None for a run from before it was kept
+    (read as measured on a quiet machine, as the defaults were)."""
+    try:
+        return float(timing["load"]) if timing.get("load") is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def pairs_done(out_dir: Path, methods: Sequence[str], question_ids: Sequence[str]) -> int:

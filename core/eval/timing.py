@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["LATENCY_NOTE", "PHASES", "PhaseClock", "preparing_text", "process_started", "timing_line"]
+__all__ = ["LATENCY_NOTE", "PHASES", "PhaseClock", "machine_load", "preparing_text", "process_started", "timing_line"]
 
 #: The phases outside the methods, in the order a run passes them, with their words in the report.
 PHASES = {"start-up": "start-up (worker, imports, models)", "set-up": "set-up (checks, identity, questions)",
@@ -41,14 +41,33 @@ def process_started() -> float | None:
         return None
 
 
+def machine_load() -> tuple[float, int] | None:
+    """The machine's 1-minute load average and its CPU count, or None where the load cannot be read (Windows)."""
+    import os
+
+    try:
+        return float(os.getloadavg()[0]), os.cpu_count() or 1
+    except (AttributeError, OSError):
+        return None
+
+
+#: The phases at whose end the machine's load is read for ``figures()["load"]``: the pairs' start and end.
+LOAD_AT = ("preparing", "pairs")
+
+
 class PhaseClock:
     """Wall-clock phases of one run: :meth:`lap` ends the current phase under a name; :meth:`figures` adds the
-    methods' own seconds and splits the pairs' wall time into methods and the time between them."""
+    methods' own seconds and splits the pairs' wall time into methods and the time between them, and says how busy
+    the machine was while the pairs ran (the 1-minute load at their start and end, :data:`LOAD_AT`): a later run's
+    estimate scales the seconds by how much busier the machine is then (:meth:`core.eval.estimate.Estimate.under_load`)."""
 
-    def __init__(self, started: float | None = None, *, clock: Any = time.time) -> None:
+    def __init__(self, started: float | None = None, *, clock: Any = time.time,
+                 load: Any = machine_load) -> None:
         self._clock = clock
+        self._load = load
         self._t = clock()
         self.phases: dict[str, float] = {}
+        self.loads: list[tuple[float, int]] = []
         if started is not None and started < self._t:
             self.phases["start-up"] = self._t - started
 
@@ -58,13 +77,18 @@ class PhaseClock:
         took = max(0.0, now - self._t)
         self.phases[name] = self.phases.get(name, 0.0) + took
         self._t = now
+        if name in LOAD_AT:
+            sample = self._load()
+            if sample is not None:
+                self.loads.append(sample)
         return took
 
     def figures(self, method_seconds: Iterable[float], *, pairs: int, prepared: Sequence[str] = ()
                 ) -> dict[str, Any]:
         """The run's timing for ``summary["timing"]``: ``wall``, ``methods`` (the sum of the pairs run now),
         every phase outside them (the ``pairs`` lap split into methods and ``between methods``), ``pairs`` and
-        ``prepared`` (the titles of what the ``preparing`` lap built; left out when nothing was)."""
+        ``prepared`` (the titles of what the ``preparing`` lap built; left out when nothing was), and the machine's
+        mean 1-minute ``load`` over its ``cores`` while the pairs ran (left out where it could not be read)."""
         phases = dict(self.phases)
         methods = float(sum(method_seconds))
         pair_wall = phases.pop("pairs", 0.0)
@@ -74,6 +98,9 @@ class PhaseClock:
         out.update({k: round(phases[k], 2) for k in PHASES if k in phases})
         if prepared:
             out["prepared"] = [str(t) for t in prepared]
+        if self.loads:
+            out["load"] = round(sum(x for x, _ in self.loads) / len(self.loads), 2)
+            out["cores"] = int(self.loads[-1][1])
         return out
 
 
@@ -102,7 +129,10 @@ def timing_line(timing: Mapping[str, Any] | None) -> str:
               if float(timing.get(k, 0.0)) >= 0.05]
     outside = max(0.0, wall - methods)
     share = f"; {outside / wall:.0%} of it outside the methods" if wall > 0 else ""
-    return f"wall {_s(wall)}: " + ", ".join(parts) + share
+    load, cores = timing.get("load"), int(timing.get("cores") or 0)
+    busy = (f"; the machine was busy (load {float(load):.1f} on {cores} cores): other work shared the CPU"
+            if load is not None and cores and float(load) > cores else "")
+    return f"wall {_s(wall)}: " + ", ".join(parts) + share + busy
 
 
 def preparing_text(title: str, message: str = "", fraction: float | None = None, elapsed: float = 0.0,

@@ -4,6 +4,7 @@ long a run will take before it starts."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 
@@ -33,7 +34,7 @@ class FakeClock:
 
 def test_phases_split_the_pairs_wall_time_into_methods_and_the_time_between_them():
     clock = FakeClock(100.0)
-    pc = PhaseClock(started=97.5, clock=clock)  # the worker began 2.5 s before the run
+    pc = PhaseClock(started=97.5, clock=clock, load=lambda: None)  # the worker began 2.5 s before the run
     clock.t = 101.0
     pc.lap("set-up")
     clock.t = 131.0  # 30 s of pairs, of which the methods took 22
@@ -237,3 +238,44 @@ def test_what_a_method_needs_built_first_is_timed_as_its_own_phase_not_between_m
     old = {"wall": 155.0, "methods": 20.0, "pairs": 40, "set-up": 4.0, "between methods": 131.0}
     assert "between methods (scoring, diagnosis, writing each pair) 131 s (2 min 11 s)" in timing_line(old)
     assert "preparing" not in timing_line(old)
+
+
+def test_a_run_records_how_busy_the_machine_was_while_its_pairs_ran():
+    clock = FakeClock(0.0)
+    loads = iter([(0.5, 2), (3.5, 2)])  # the pairs' start, then their end
+    pc = PhaseClock(clock=clock, load=lambda: next(loads))
+    pc.lap("set-up")  # not a phase the load is read at
+    pc.lap("preparing")
+    clock.t = 20.0
+    pc.lap("pairs")
+    t = pc.figures([15.0], pairs=4)
+    assert t["load"] == pytest.approx(2.0) and t["cores"] == 2
+    assert "busy" not in timing_line(t)  # load 2 on 2 cores: nothing waited for a CPU
+    assert "the machine was busy (load 3.1 on 2 cores)" in timing_line({**t, "load": 3.1})
+    unknown = PhaseClock(clock=clock, load=lambda: None)  # Windows: no load average
+    unknown.lap("pairs")
+    assert "load" not in unknown.figures([1.0], pairs=1)
+
+
+def test_the_estimate_says_when_the_machine_is_busier_than_when_its_seconds_were_measured(tmp_path):
+    """An audit's estimate of 47 s, from a run measured on a quieter machine, ran 94 s beside a test suite."""
+    root = tmp_path / "runs"
+    _old_run(root, "quiet", "ws", "none", {"rerank": [4.0]},
+             timing={"wall": 10, "methods": 4, "pairs": 1, "report": 1.0, "load": 1.2, "cores": 2})
+    est = estimate_run(root, "ws", "none", ["rerank"], 10)
+    assert est.loads == {"rerank": 1.2} and est.overhead_load == 1.2
+    assert est.under_load(1.9, 2) is est  # no more runnable work than CPUs: nothing waits
+    assert est.under_load(None, 2) is est  # the load unknown (Windows)
+    assert est.under_load(2.1, 2) is est  # busy, but hardly busier than when measured
+    busy = est.under_load(4.5, 2)
+    assert busy.busy and busy.total == est.total  # said, not scaled: the load did not predict the slowdown
+    assert "busy now (load 4.5 on 2 cores; these seconds were measured at load 1.2)" in busy.sentence()
+    assert "may take longer" in busy.sentence()
+    defaults = estimate_run(root, "ws", "none", ["rerank", "dense"], 10)  # dense: a measured default
+    assert "measured on a quieter machine" in defaults.under_load(3.5, 2).sentence()
+    newer = time.time() + 5
+    _old_run(root, "busy-run", "ws", "none", {"rerank": [9.0]},
+             timing={"wall": 20, "methods": 9, "pairs": 1, "report": 1.0, "load": 4.0, "cores": 2})
+    os.utime(root / "busy-run" / "results.jsonl", (newer, newer))
+    later = estimate_run(root, "ws", "none", ["rerank"], 10)  # measured beside other work already
+    assert later.per_question["rerank"] == 9.0 and later.under_load(4.5, 2) is later
