@@ -186,12 +186,16 @@ def _mtime(path: Path) -> float:
 
 
 def _fresh_name(name: str) -> str:
-    """``name-2``, ``name-3``, ...: the first run name not taken under the runs folder."""
-    stem = name[:MAX_NAME_CHARS - 4]
-    for i in range(2, 1000):
-        if not (runs_root() / f"{stem}-{i}").exists():
-            return f"{stem}-{i}"
-    return f"{stem}-{len(_runs()) + 1000}"
+    """The next run of ``name``'s series: ``name-2``, ``name-3``, … after the highest number taken under the runs
+    folder; a name that is itself a later run of a series (``base-2``, its ``base`` there) continues that series
+    (an audit's third run was named "…-bubblerag-2-2" after "…-bubblerag-2")."""
+    root = runs_root()
+    m = re.fullmatch(r"(.+)-(\d+)", name)
+    stem = m.group(1) if m and (root / m.group(1)).exists() else name
+    stem = stem[:MAX_NAME_CHARS - 4]
+    taken = [int(t.group(1)) for p in (root.iterdir() if root.exists() else ())
+             if (t := re.fullmatch(re.escape(stem) + r"-(\d+)", p.name))]
+    return f"{stem}-{max([1, *taken]) + 1}"
 
 
 def _ask(name: str, resume_unverified: bool = False) -> None:

@@ -502,6 +502,13 @@ def test_a_new_sessions_run_name_is_the_latest_of_its_series(home):
     assert latest_of(first) == f"{first}-2"  # -12 holds no results
     fresh = run_page(PAGE)
     assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{first}-2"
+    # the run after "<name>-2" continues the series (an audit's third run was named "…-2-2")
+    from components.benchmark_view import _fresh_name
+
+    assert _fresh_name(f"{first}-2") == f"{first}-13"  # after the highest number taken, "-12" (a folder) included
+    assert _fresh_name(first) == f"{first}-13"
+    assert _fresh_name("solo-2") == "solo-2-2"  # no run "solo" here: "solo-2" is a name of its own
+    assert _fresh_name("new") == "new-2"
 
 
 def test_a_new_session_opens_the_workspaces_latest_report(home):
