@@ -89,6 +89,15 @@ class Overlay:
     shared: int  #: nodes in more than one method's evidence
     #: nodes worth a canvas label, most important first: gold entities, those several methods reached, the hubs
     labels: tuple[int, ...] = ()
+    #: labels kept on the canvas even where their node is walled in (a leader line then): the gold entities and hubs
+    #: the methods share (:data:`KEPT_LABELS`)
+    kept: tuple[int, ...] = ()
+
+
+#: How many shared gold entities and common hubs keep their label on the overlay whatever the crowding: an audit's
+#: projector showed Keanu Reeves and Laurence Fishburne, reached by every method, unlabelled (no clear spot beside
+#: a hub), while "Canadian" and "1999" had labels.
+KEPT_LABELS = 8
 
 
 def answer_nodes(graph: KnowledgeGraph, results: Mapping[str, MethodResult], *, top: int = 5) -> list[int]:
@@ -151,11 +160,14 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
             legend.append(LegendItem("every method", colors.COMMON))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
-    labels = [*(v for v in important if v in owners), *sorted(v for v in owners if v in gold_nodes),
+    shared = sorted((v for v, ms in owners.items() if len(ms) > 1),
+                    key=lambda v: (v not in gold_nodes, -len(owners[v]), -int(graph.degree[v]), v))
+    kept = [v for v in shared if v in gold_nodes or (every and len(owners[v]) == len(per_method))][:KEPT_LABELS]
+    labels = [*(v for v in important if v in owners), *kept, *sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]
     return Overlay(sorted(owners), fills, borders, notes, legend, sum(1 for ms in owners.values() if len(ms) > 1),
-                   tuple(dict.fromkeys(labels)))
+                   tuple(dict.fromkeys(labels)), tuple(kept))
 
 
 # ------------------------------------------------------------------------------ tables and badges
@@ -741,7 +753,7 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
                "methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
-                   legend=ov.legend, height=520, labels=ov.labels, must_label=answers)
+                   legend=ov.legend, height=520, labels=ov.labels, must_label=answers, keep_label=ov.kept)
 
 
 def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold,

@@ -193,3 +193,19 @@ def test_the_overlay_tells_one_method_some_and_every_method_apart(lothair_graph)
     assert [i.label for i in ov.legend][-2:] == ["several methods, not all", "every method"]
     one = overlay(g, {"dense": [a]}, ["dense"])
     assert "every method" not in [i.label for i in one.legend]
+
+
+def test_the_overlay_keeps_the_labels_of_shared_gold_entities_and_common_hubs(lothair_graph) -> None:  # type: ignore[no-untyped-def]
+    """An audit's projector showed the hubs every method reached (Keanu Reeves, Laurence Fishburne, gold-bordered)
+    unlabelled, walled in by their neighbours, while "Canadian" and "1999" had labels: their labels are kept."""
+    from components.compare_view import KEPT_LABELS, overlay
+
+    g = lothair_graph
+    a, b, c, d = (g.node(n) for n in ("Lothair II", "Lothair I", "Ermengarde of Tours", "Gisela"))
+    ov = overlay(g, {"dense": [a, b, c, d], "ppr": [a, b, c], "sgrag": [a, b]}, ["dense", "ppr", "sgrag"],
+                 gold_nodes={c, d})
+    assert ov.kept[0] == c  # a gold entity several methods reached, first
+    assert set(ov.kept) == {c, a, b}  # then the nodes every method reached; d (one method) is not kept
+    assert ov.labels[:len(ov.kept)] == ov.kept
+    assert KEPT_LABELS < 10  # a handful: kept labels bring leader lines
+    assert overlay(g, {"dense": [a, b]}, ["dense"]).kept == ()  # one method: nothing is shared
