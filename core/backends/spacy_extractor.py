@@ -143,7 +143,9 @@ class SpacyExtractor:
     # v20: a title that "was born" is a person (a "he" after it is the title); "the river Aske" names no person; "She
     # founded the X Guild in 1912" dates the guild alone; "X, then the mayor of Y" is the mayor (no "is · then the mayor")
     # v21: "married the architect X" married X (the parser left the name loose after "the <role noun>")
-    model_id = f"spacy-v21:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v22: "later the Heron flying boat" and "the last surviving Kestrel biplane" are the Heron flying boat and the
+    # Kestrel biplane (no words of a node that are no words of the name; "the first Iron Maiden album" keeps "first")
+    model_id = f"spacy-v22:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -28,6 +28,12 @@ _PARTICLES = frozenset({"van", "von", "de", "del", "della", "der", "den", "di", 
 #: nouns of a kind whose name goes before them, naming nothing else: "the Quillstone typeface" is Quillstone
 _KIND_NOUNS = frozenset({"typeface", "font", "cultivar", "brand", "trademark"})
 
+#: words that pick one thing out of its kind ("the last Central Powers veteran"), kept before a name's phrase
+#: (:func:`_name_after_modifiers`); "the last surviving Kestrel biplane" is still the Kestrel biplane ("last" is the
+#: participle's)
+_RANKS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                    "last", "final", "only", "sole", "maiden", "penultimate", "next", "previous", "latest", "earliest"})
+
 #: a mention's tokens: (start, end, entity label; "" for a noun chunk, "TITLE" for the passage's title)
 Span = tuple[int, int, str]
 
@@ -53,6 +59,8 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
             first = next((t.i for t in doc[start:nc.root.i + 1] if t.pos_ == "PROPN" and not _described(t)), start)
             if all(t.pos_ == "PROPN" for t in doc[first:nc.root.i + 1]):
                 start = first
+        elif nc.root.pos_ == "NOUN":  # "the last surviving Kestrel biplane" is the Kestrel biplane
+            start = _name_after_modifiers(doc, start, nc.root)
         if start < nc.end:
             for i in range(start, nc.end):
                 out[i] = (start, nc.end, "")
@@ -103,11 +111,32 @@ _KEPT_ADVERBS = frozenset({"just", "even"})
 def _leading_adverb(tok: Any, root: Any) -> bool:
     """Whether ``tok`` is an adverb opening the noun chunk of ``root`` before its article: "Harlan Moss, *then* the mayor
     of Calderport" is the mayor as "Harlan Moss, the mayor of Calderport" is (an audit's KG read "Harlan Moss · is ·
-    then the mayor", a node of its own); a lower-case adverb of the chunk's head ("later mayor", "now the capital"). Not
+    then the mayor", a node of its own); a lower-case adverb of the chunk's head ("later mayor", "now the capital",
+    "designed the Kestrel biplane and *later* the Heron flying boat": no node "later the Heron flying boat"). Not
     "just compensation" (an adjective the small model tags an adverb), "even the universities" (a contrast, no
     description of the title), "geologically and geographically part" nor "his then-girlfriend"."""
-    return tok.tag_ == "RB" and tok.dep_ == "advmod" and tok.head.i == root.i and tok.is_lower and tok.i < root.i \
+    return tok.tag_ in ("RB", "RBR") and tok.dep_ == "advmod" and tok.head.i == root.i and tok.is_lower and tok.i < root.i \
         and tok.lower_ not in _KEPT_ADVERBS and not tok.nbor().is_punct and tok.nbor().pos_ != "CCONJ"
+
+
+def _name_after_modifiers(doc: Any, start: int, root: Any) -> int:
+    """Where the name of a common noun's chunk begins after lower-case modifiers: "restored the last surviving Kestrel
+    biplane" names the Kestrel biplane, one node with "The Kestrel biplane first flew in 1923" (an audit's KG had a node
+    "last surviving Kestrel biplane" beside it). Only lower-case adjectives, participles and adverbs before a
+    capitalised proper noun that opens a named entity, with nothing after it but the name's words and lower-case
+    nouns up to the head ("the old Lund Harbour lighthouse" is the Lund Harbour lighthouse; "an American Civil War
+    nurse" keeps "American", a capitalised word). ``start``: the chunk's first word after its determiners."""
+    first = next((t.i for t in doc[start:root.i] if t.pos_ == "PROPN"), None)
+    if first is None or first == start or doc[first].ent_iob_ != "B" or not doc[first].text[:1].isupper():
+        return start
+    if not all(t.is_alpha and t.is_lower and t.pos_ in ("ADJ", "VERB", "ADV") for t in doc[start:first]):
+        return start
+    if any(t.head.i == root.i and (t.tag_ in ("JJS", "RBS") or t.lower_ in _RANKS) for t in doc[start:first]):
+        return start  # "the first Iron Maiden album", "the longest World Series game" pick one out: no node of the kind
+    if not all(t.is_alpha and (t.text[:1].isupper() if t.pos_ == "PROPN" else t.is_lower and t.pos_ in
+                                ("NOUN", "VERB")) for t in doc[first:root.i + 1]):
+        return start
+    return first
 
 
 def _kind_after_name(doc: Any, chunks: Any, out: dict[int, Span]) -> None:
