@@ -31,6 +31,18 @@ def plural(n: int, word: str, many: str = "") -> str:
     return f"{n:,} {word if abs(n) == 1 else (many or word + 's')}"
 
 
+def singular(word: str) -> str | None:
+    """A regular English plural's singular by its "s" alone; None where the ending is no sure guide.
+
+    >>> singular("boats"), singular("seaplanes"), singular("buses"), singular("movies"), singular("glass")
+    ('boat', 'seaplane', None, None, None)
+    """
+    if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is", "ies", "ses", "oes", "ves", "xes",
+                                                                  "zes", "ches", "shes")):
+        return None
+    return word[:-1]
+
+
 def normalize_name(name: str) -> str:
     """Key under which entity names are merged.
 

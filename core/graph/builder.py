@@ -34,7 +34,7 @@ from core.errors import LLMError, LLMUnavailableError
 from core.fsio import atomic_write_text
 from core.graph.graph_builder import GraphBuilder
 from core.graph.model import Chunk, KnowledgeGraph
-from core.text import canonical_entity, content_hash, normalize_name
+from core.text import canonical_entity, content_hash, normalize_name, singular
 
 Progress = Callable[[str, float], None]
 
@@ -265,21 +265,49 @@ def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
 
     Entity names of every extractor are canonicalized first (:func:`core.text.canonical_entity`:
     parenthesized disambiguations, possessives, leading articles and honorifics dropped) and merge by
-    the normalized canonical name, so "David Bradley (director)" meets "David Bradley". Loaded
-    graphs do not pass through here and keep their own names.
+    the normalized canonical name, so "David Bradley (director)" meets "David Bradley". A proper name's phrase
+    with a plural head ("Heron flying boats") is the singular's node where the graph or these triples have the
+    singular ("The Heron flying boat entered service"; :func:`_singular_keys`). Loaded graphs do not pass through
+    here and keep their own names.
     """
+    def named(name: str) -> tuple[str, str]:
+        shown = canonical_entity(name, drop_article=False)
+        return shown, normalize_name(canonical_entity(shown))
+
+    ones = _singular_keys(builder, [named(n) for ts in result.triples.values() for t in ts for n in (t.head, t.tail)])
     for chunk_id, triples in result.triples.items():
         cids = (chunk_id,)
         for t in triples:
             if not (t.head.strip() and t.relation.strip() and t.tail.strip()):
                 continue
-            h, tl = canonical_entity(t.head, drop_article=False), canonical_entity(t.tail, drop_article=False)
-            hk, tk = normalize_name(canonical_entity(h)), normalize_name(canonical_entity(tl))
+            (h, hk), (tl, tk) = named(t.head), named(t.tail)
+            h, hk = ones.get(hk, (h, hk))
+            tl, tk = ones.get(tk, (tl, tk))
             if not hk or not tk or hk == tk or not normalize_name(t.relation):
                 continue  # a name or relation without a letter or digit, or a self-loop after canonicalization
             builder.add_node(h, node_id=hk, chunk_ids=cids)
             builder.add_node(tl, node_id=tk, chunk_ids=cids)
             builder.add_edge(hk, t.relation, tk, chunk_ids=cids)
+
+
+def _singular_keys(builder: GraphBuilder, names: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Plural name key -> (singular name, key) for a proper name's phrase with a lower-case plural head whose singular
+    is a node of ``builder`` or one of ``names`` ((shown name, key) pairs): an audit's KG had "Heron flying boats"
+    beside "Heron flying boat". Only "<Capitalised …> <noun>s" without "and", "&" or a comma ("the Nepean and
+    Hawkesbury rivers" are two rivers) and a plural :func:`core.text.singular` is sure of; "NATO officials" stays
+    where no "NATO official" is (a node of the graph's before a later insert is found; one inserted after is not)."""
+    keys = {k for _, k in names}
+    out: dict[str, tuple[str, str]] = {}
+    for shown, key in names:
+        words = shown.split()
+        if key in out or len(words) < 2 or not words[0][:1].isupper() or any(c in shown for c in ",&") \
+                or "and" in words or not (words[-1].isalpha() and words[-1].islower()):
+            continue
+        one = singular(words[-1])
+        one_key = key[:-1] if one is not None and key.endswith(words[-1]) else ""
+        if one_key and (one_key in keys or builder.has_node(one_key)):
+            out[key] = (" ".join([*words[:-1], one or ""]), one_key)
+    return out
 
 
 def build_kg_from_corpus(graph: KnowledgeGraph, extractor: TripleExtractor, *, cache_dir: Path | None,
