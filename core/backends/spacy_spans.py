@@ -34,6 +34,11 @@ _KIND_NOUNS = frozenset({"typeface", "font", "cultivar", "brand", "trademark"})
 _RANKS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
                     "last", "final", "only", "sole", "maiden", "penultimate", "next", "previous", "latest", "earliest"})
 
+#: modifiers of a thing that is no longer, or never was, of the kind the rest names ("the former Lutheran church
+#: building", "a fictional Boston suburb"), kept before a name's phrase (:func:`_name_after_modifiers`)
+_NOT_ONE = frozenset({"former", "fictional", "imaginary", "mythical", "legendary", "alleged", "supposed", "proposed",
+                      "planned", "unbuilt", "defunct", "onetime", "erstwhile", "fake", "false", "mock", "replica"})
+
 #: a mention's tokens: (start, end, entity label; "" for a noun chunk, "TITLE" for the passage's title)
 Span = tuple[int, int, str]
 
@@ -133,6 +138,8 @@ def _name_after_modifiers(doc: Any, start: int, root: Any) -> int:
         return start
     if any(t.head.i == root.i and (t.tag_ in ("JJS", "RBS") or t.lower_ in _RANKS) for t in doc[start:first]):
         return start  # "the first Iron Maiden album", "the longest World Series game" pick one out: no node of the kind
+    if any(t.lower_ in _NOT_ONE for t in doc[start:first]):
+        return start  # "a fictional Boston suburb" is no Boston suburb
     if not all(t.is_alpha and (t.text[:1].isupper() if t.pos_ == "PROPN" else t.is_lower and t.pos_ in
                                 ("NOUN", "VERB")) for t in doc[first:root.i + 1]):
         return start

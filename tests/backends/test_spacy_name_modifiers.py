@@ -30,3 +30,6 @@ def test_a_capitalised_modifier_and_a_rank_stay(ex):
     # "the last Morrow Cup winner" is one winner, no node of every winner's
     got = triples(ex, "Ida Sorn\nIda Sorn was the last Morrow Cup winner.")
     assert not any(t == "Morrow Cup winner" for _, _, t in got), got
+    # a former church is no church of the kind now, a fictional suburb none at all
+    got = triples(ex, "Ida Sorn\nIda Sorn grew up in Dalton, a fictional Boston suburb.")
+    assert not any(t == "Boston suburb" for _, _, t in got), got
