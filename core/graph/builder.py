@@ -292,11 +292,14 @@ def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
 
 def _singular_keys(builder: GraphBuilder, names: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
     """Plural name key -> (singular name, key) for a proper name's phrase with a lower-case plural head whose singular
-    is a node of ``builder`` or one of ``names`` ((shown name, key) pairs): an audit's KG had "Heron flying boats"
-    beside "Heron flying boat". Only "<Capitalised …> <noun>s" without "and", "&" or a comma ("the Nepean and
-    Hawkesbury rivers" are two rivers) and a plural :func:`core.text.singular` is sure of; "NATO officials" stays
-    where no "NATO official" is (a node of the graph's before a later insert is found; one inserted after is not)."""
-    keys = {k for _, k in names}
+    is a node of ``builder`` or one of ``names`` ((shown name, key) pairs), spelt the same there: an audit's KG had
+    "Heron flying boats" beside "Heron flying boat". Only "<Capitalised …> <noun>s" without "and", "&" or a comma
+    ("the Nepean and Hawkesbury rivers" are two rivers) and a plural :func:`core.text.singular` is sure of; "NATO
+    officials" stays where no "NATO official" is, and "Winter storms" opening a sentence where "Winter Storm" is (a
+    node of the graph's before a later insert is found; a singular inserted after the plural is not)."""
+    spelt: dict[str, set[str]] = {}
+    for shown, k in names:
+        spelt.setdefault(k, set()).add(shown)
     out: dict[str, tuple[str, str]] = {}
     for shown, key in names:
         words = shown.split()
@@ -305,8 +308,9 @@ def _singular_keys(builder: GraphBuilder, names: Sequence[tuple[str, str]]) -> d
             continue
         one = singular(words[-1])
         one_key = key[:-1] if one is not None and key.endswith(words[-1]) else ""
-        if one_key and (one_key in keys or builder.has_node(one_key)):
-            out[key] = (" ".join([*words[:-1], one or ""]), one_key)
+        one_name = " ".join([*words[:-1], one or ""])
+        if one_key and (one_name in spelt.get(one_key, ()) or builder.node_name(one_key) == one_name):
+            out[key] = (one_name, one_key)  # "Winter storms" is no "Winter Storm"
     return out
 
 

@@ -180,6 +180,11 @@ class GraphBuilder:
     def has_node(self, node_id: str) -> bool:
         return node_id in self._node_pos
 
+    def node_name(self, node_id: str) -> str | None:
+        """The display name of the node ``node_id``; None when there is none."""
+        pos = self._node_pos.get(node_id)
+        return None if pos is None else self._names[pos]
+
     # edges --------------------------------------------------------------
     def add_triple(self, head: str, relation: str, tail: str, *, chunk_id: str | None = None) -> int:
         """Add ``(head, relation, tail)`` by entity *names* (merged by normalized name)."""
