@@ -389,8 +389,11 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
     swapped = [("q1", "q4"), ("q2", "q4"), ("q3", "q4")]
     subs = [{"q1": "Ada Vane", "q2": "Bo Lund", "q3": "Rhea Dunn", "q4": "Glass Harbour"}]
     lines = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)
-    # third, after the query graph and the answer lines (the two that open the tour's page, kept short)
-    assert lines[2] == "The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the film): the two UNKs are swapped."
+    # in the query graph's line, the first of the two that open the tour's page (folded below them, an audit's class
+    # never read it), in place of the "every path runs through" sentence
+    assert lines[0].endswith("to UNK q4 (the director). The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the "
+                             "film): the two UNKs are swapped. So each of the two is matched where the other belongs.")
+    assert "Every path" not in lines[0]
     wired = [("q1", "q3"), ("q2", "q3"), ("q4", "q3")]
     assert not any("swapped" in x for x in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question))
     assert not any("swapped" in x for x in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"]))  # no question
