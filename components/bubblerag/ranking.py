@@ -122,7 +122,31 @@ def create_ceg_drawing(act: Active, result, r, *, height: int = 460, show_legend
                                show_legend=show_legend)
     graph_view.render_html(doc, height=height)
     meet = md_escape(g.node_names[c.meeting]) if c.meeting >= 0 else "— (fallback: the anchors)"
-    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; {score_sum(r)}.")
+    st.caption(f"CEG #{c.index} ({c.kind}) met at {meet}; {score_sum(r)}. "
+               + md_escape(cost_sem_sum(r, getattr(result, "node_cost", {}), g.node_names)))
+
+
+#: How many of a CEG's nodes its Cost_sem line names one by one (a larger CEG: the costliest and cheapest, with a count).
+COST_TERMS = 8
+
+
+def cost_sem_sum(r: Any, node_cost: Any, names: Any) -> str:
+    """Cost_sem as the mean it is (§3.4, Eq. 5: the average of cost(v) = 1 − cos(z_q, z_v) over the CEG's nodes), each
+    node's cost named, so a class can check it against the drawing: the score's sum stopped at "Cost_sem 0.514" and
+    an audit could not tell where 0.514 came from. "" when the run kept no node costs (a run from before they were)."""
+    nodes = list(r.ceg.nodes)
+    costs = [(names[v], float(node_cost[v])) for v in nodes if v in node_cost]
+    if not nodes or len(costs) != len(nodes):
+        return ""
+    costs.sort(key=lambda nc: nc[1])
+    shown = costs if len(costs) <= COST_TERMS else [*costs[:COST_TERMS // 2], *costs[-(COST_TERMS // 2):]]
+    terms = " + ".join(f"{n} {c:.3f}" for n, c in shown)
+    if len(shown) < len(costs):
+        half = COST_TERMS // 2
+        terms = (" + ".join(f"{n} {c:.3f}" for n, c in shown[:half]) + f" + … ({len(costs) - len(shown)} more) + "
+                 + " + ".join(f"{n} {c:.3f}" for n, c in shown[half:]))
+    return (f"Cost_sem {r.cost_sem:.3f} is the mean of its {len(costs)} nodes' costs 1 − cos(question, node): "
+            f"({terms}) / {len(costs)}.")
 
 
 def score_sum(r: Any) -> str:
