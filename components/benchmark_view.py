@@ -185,6 +185,23 @@ def _mtime(path: Path) -> float:
     return p.stat().st_mtime if p.exists() else 0.0
 
 
+def question_detail(rows: Sequence[Mapping[str, Any]]) -> None:
+    """The table's rows of one question in full, folded under the picker: each method's verdict, answer and "why",
+    read in place (the table cuts its cells at the column's width, and a selected row opens Compare, which runs the
+    methods again: an audit had no way to read a whole diagnosis without leaving the report or downloading it)."""
+    if not rows:
+        return
+    from core.text import plural
+
+    with st.expander(f"Every verdict on this question, in full ({plural(len(rows), 'row')} of the table)",
+                     icon=":material/subject:"):
+        for r in rows:
+            answer = str(r.get("answer") or "").strip()
+            st.markdown(f"**{md_escape(bench_view.method_label(str(r['method'])))}** — {md_escape(str(r['verdict']))}"
+                        + (f"  \nAnswer: {md_escape(answer)}" if answer else "")
+                        + (f"  \n{md_escape(str(r['why']))}" if r.get("why") else ""))
+
+
 def _fresh_name(name: str) -> str:
     """The next run of ``name``'s series: ``name-2``, ``name-3``, … after the highest number taken under the runs
     folder; a name that is itself a later run of a series (``base-2``, its ``base`` there) continues that series
@@ -852,5 +869,6 @@ def report(act: Active) -> None:
         # counted 9 of its 11 questions there)
         pick = st.selectbox("Or pick a question of the table above", qs_in_table, key=S.BENCH_OPEN_PICK,
                             help=f"The {len(qs_in_table)} questions the table shows: its filters and toggles pick them")
+        question_detail([r for r in shown if r["question"] == pick])
         if st.button(OPEN_LABEL, key=S.BENCH_OPEN, icon=":material/compare:", help=RERUN_NOTE):
             _open(summary, ws.name, pick)

@@ -92,6 +92,12 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     pick = at.selectbox(key=S.BENCH_OPEN_PICK)
     q = pick.value
     assert pick.label == "Or pick a question of the table above"  # it follows the filters: said
+    # its rows read in full in place (the table cuts the cells; a selected row leaves for Compare): an audit
+    detail = [e for e in at.expander if e.label.startswith("Every verdict on this question, in full")]
+    assert detail and detail[0].label.endswith("(1 row of the table)")  # the table filtered to one method
+    said = " ".join(m.value for m in detail[0].markdown)
+    whys = [w for w in at.dataframe[-1].value.query("question == @q")["why"] if w]
+    assert "**HippoRAG PPR (ppr)** —" in said and all(w in said.replace("\\", "") for w in whys)  # whole
     # an audit waited ~25 s on "Open in comparison": the Compare page runs the methods again, and says so first
     assert at.button(key=S.BENCH_OPEN).label == "Open in comparison (re-runs live)"
     assert any("the methods run again there, live" in c.value for c in at.caption)
