@@ -246,8 +246,9 @@ def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True,
     ``Gold answer: **Hugo Weaving** · EM 0 · F1 0.67 · partial match (part of the gold answer)``; for an answer
     not written by an LLM (``by_llm=False``) the kind of match and :data:`QUOTED_NOTE` instead of EM / F1.
     ``off_gold``: the passage (not a gold one) the answer was quoted from — an answer holding the gold answer then
-    says it may be right by chance (an audit read "holds the gold answer" on "X is a holding company based in
-    Essmoor" from every method, though the gold passage was never retrieved; Hit counts it, as the papers do)."""
+    says it may state the same fact or hold the words by chance (:data:`core.methods.diagnoser.OFF_GOLD_READINGS`:
+    an audit read "holds the gold answer" on "X is a holding company based in Essmoor" from every method, though the
+    gold passage was never retrieved; another's passage stated the fact, their gold list lacked it; Hit counts it)."""
     m = match_answer(answer, golds)
     if m.kind == "no_gold":
         return "", m
@@ -256,7 +257,9 @@ def gold_answer_text(answer: str, golds: Sequence[str], *, by_llm: bool = True,
     if len(gs) > 1:
         more = f" … (+{len(gs) - 5})" if len(gs) > 5 else ""
         text += f" (aliases: {md_escape(', '.join(gs[1:5]))}{more})"
-    chance = (f" · :orange[quoted from “{md_escape(off_gold)}”, not a gold passage: right words, maybe by chance "
+    from core.methods.diagnoser import OFF_GOLD_READINGS
+
+    chance = (f" · :orange[quoted from “{md_escape(off_gold)}”, a passage outside the gold list: {OFF_GOLD_READINGS} "
               "(Hit counts it)]" if off_gold and m.kind in ("exact", "alias", "contains") else "")
     if not by_llm:
         return text + f" · {md_escape(m.label)}{chance} · {QUOTED_NOTE}", m

@@ -120,15 +120,15 @@ def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Dia
     Heron] carried … on the Pellow Reach crossing" (the wrong ferry) as "holds the gold answer" under "below the cut,
     but read by the answer", unflagged. Its evidence gets ``answer`` with ``from_gold`` False and the ``source``; the
     stage is unchanged (retrieval lost the evidence first)."""
-    from core.methods.diagnoser import extract_contains, off_gold_source
+    from core.methods.diagnoser import OFF_GOLD_READINGS, extract_contains, off_gold_source
 
     if diag.stage in (OK, NO_GOLD, "answer_wrong") or not gold.answers or not result.answer.strip():
         return diag
     source = off_gold_source(result, gold.chunk_ids)
     if not source or not extract_contains(result.answer, gold.answers):
         return diag
-    note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage not in the gold "
-            "list: the right words, not from the gold evidence.")
+    note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage outside the gold "
+            f"list: {OFF_GOLD_READINGS}.")
     ev = {**diag.evidence, "answer": {"text": result.answer, "gold": list(gold.answers), "from_gold": False,
                                       "source": source}}
     return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence=ev)

@@ -16,8 +16,8 @@ LLM and the question has gold answers: in ``none`` mode the answer is an extract
 never an exact answer. Such a sentence is checked by *containment* instead (:func:`extract_contains`):
 once every gold passage is retrieved, a sentence that holds no gold answer is ``answer_wrong`` — a
 wrong extractive answer never gets the green ``ok`` — and so is one that holds it in a sentence of a passage that is
-not gold (the right words, not from the gold evidence — that passage may support it, the gold list lacks it:
-``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which come first, stay visible in ``none`` mode.
+not gold (:data:`OFF_GOLD_READINGS`: that passage may state the same fact, the gold list lacking it, or hold the
+words by chance; ``evidence["answer"]["from_gold"]`` is False), while retrieval verdicts, which come first, stay visible in ``none`` mode.
 
 The cut is the diagnosis' own (R@k's k; Compare's "Diagnosis top-k"), not the answer's context: a gold passage
 ranked below the cut is lost for the verdict (``ranked_out``) even when the answer step was handed it, as under a
@@ -83,6 +83,12 @@ def answer_source(result: MethodResult) -> str | None:
     """The chunk id the answer step names as its answer's source (an extracted sentence's passage), or None."""
     data = _answer_step(result)
     return data.chunk_id if data is not None and data.chunk_id else None
+
+
+#: The two readings of an extracted answer that holds the gold answer in a sentence of a passage outside the gold list,
+#: said alike by the diagnosis and the pages' gold-answer line: an audit's engineer read "right words, maybe by chance"
+#: on a passage that stated exactly the fact asked for — their gold list lacked it.
+OFF_GOLD_READINGS = "it may state the same fact (check the question's gold list) or hold the words by chance"
 
 
 def off_gold_source(result: MethodResult, gold_chunks: Collection[str]) -> str:
@@ -216,9 +222,8 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
             ev["answer"]["source"] = source
             return Diagnosis(method, "answer_wrong",
                              f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) holds the gold "
-                             f"answer, but its sentence comes from “{source}”, a passage not in the gold list: the "
-                             "right words, not from the gold evidence (if that passage supports the answer, add it "
-                             "to the question's gold).", ev, ranks)
+                             f"answer, but its sentence comes from “{source}”, a passage outside the gold list: "
+                             f"{OFF_GOLD_READINGS}.", ev, ranks)
         return Diagnosis(method, OK, f"Every gold passage is in the top {cut}, and the extractive answer (no LLM) "
                          "contains the gold answer.", ev, ranks)
     if j.judged:  # judged and right: say so, not "right or not judged" beside an EM of 1

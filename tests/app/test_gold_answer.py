@@ -55,6 +55,8 @@ def test_an_answer_quoted_from_a_passage_that_is_not_gold_says_it_may_be_right_b
     assert av.off_gold_source("llm", ["p4"], Graph()) == "" and av.off_gold_source("extractive", [], Graph()) == ""
     text, _ = gold_answer_text("The Norrant Group is a holding company based in Essmoor.", ["Essmoor"], by_llm=False,
                                off_gold=off)
-    assert "holds the gold answer" in text and "quoted from “Norrant Group”, not a gold passage" in text
+    assert "holds the gold answer" in text and "quoted from “Norrant Group”, a passage outside the gold list" in text
+    # both readings, as the diagnosis says them: that passage may state the fact (the gold list lacks it), or chance
+    assert dg.OFF_GOLD_READINGS in text and "may state the same fact" in text and "by chance" in text, text
     text, _ = gold_answer_text("It is based in Dunmore.", ["Essmoor"], by_llm=False, off_gold=off)
-    assert "not a gold passage" not in text  # no gold words: nothing to be right by chance
+    assert "outside the gold list" not in text  # no gold words: nothing to be right by chance

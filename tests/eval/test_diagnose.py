@@ -346,17 +346,17 @@ def test_an_extract_holding_the_gold_answer_from_a_non_gold_passage_is_not_ok():
     """An audit's ferry benchmark marked dense "ok" for "It carried up to sixty passengers on the Pellow Reach
     crossing", the Grey Heron's sentence, for the Brown Ox's crossing: the right words by chance."""
     from core.eval.verdicts import CHANCE_LABEL, diagnosis_verdict, record_verdict
+    from core.methods.diagnoser import OFF_GOLD_READINGS
 
     ws = toy_workspace()
     gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
     chance = fake("dense", ["c1", "c2", "c3"], "Hugo Weaving was seen in Atlantis.")
     chance.trace.steps[-1].data["chunk_id"] = "c3"
     d = diagnose(chance, ws, gold)
-    assert d.stage == "answer_wrong" and "a passage not in the gold list" in d.summary, d.summary
-    # named by its title, not its id, and no claim that the words were chance: the passage may support the answer
+    assert d.stage == "answer_wrong" and "a passage outside the gold list" in d.summary, d.summary
+    # named by its title, not its id, and both readings: the passage may state the fact (the gold list lacks it)
     title = ws.graph.chunk("c3").title
-    assert f"“{title}”" in d.summary and "“c3”" not in d.summary and "by chance" not in d.summary, d.summary
-    assert "add it to the question's gold" in d.summary
+    assert f"“{title}”" in d.summary and "“c3”" not in d.summary and OFF_GOLD_READINGS in d.summary, d.summary
     assert d.evidence["answer"]["from_gold"] is False and d.evidence["answer"]["source"] == "c3"
     v = diagnosis_verdict(d)
     assert (v.key, v.label, v.tone) == ("answer_wrong", CHANCE_LABEL, "partial")
@@ -374,13 +374,14 @@ def test_a_retrieval_loss_whose_extract_holds_the_gold_answer_from_another_passa
     case under an answer verdict was. The retrieval verdict stays; the summary, the evidence and the row's answer
     match say where the words came from."""
     from core.eval.triage import benchmark_rows
+    from core.methods.diagnoser import OFF_GOLD_READINGS
 
     ws = toy_workspace()
     gold = Gold("q", ("c1", "c2"), ("Hugo Weaving",))
     lost = fake("dense", ["c3", "c4", "c5", "c6", "c7", "c1", "c2"], "Hugo Weaving was seen in Atlantis.")
     lost.trace.steps[-1].data["chunk_id"] = "c3"
     d = diagnose(lost, ws, gold)
-    assert d.stage == "ranked_out" and "the right words, not from the gold evidence" in d.summary, d.summary
+    assert d.stage == "ranked_out" and OFF_GOLD_READINGS in d.summary, d.summary
     assert d.evidence["answer"]["from_gold"] is False and d.evidence["answer"]["source"] == "c3"
     rec = {"question": "q", "method": "dense", "answer": lost.answer, "answers": ["Hugo Weaving"], "gold": ["c1", "c2"],
            "ranked": ["c3", "c4", "c5", "c6", "c7", "c1", "c2"], "diagnosis": d.to_dict()}
