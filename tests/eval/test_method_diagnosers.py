@@ -146,3 +146,25 @@ def test_budget_one_leaves_anchored_passages_not_connected_with_a_path(demo):
     assert with_path and all("would have joined it" in d.summary for d in with_path)
     info = next(iter(with_path[0].evidence["lost"].values()))
     assert info["budget"]["B"] == 1 and info["path_hops"] == len(info["path"]) - 1
+
+
+def test_bubblerag_says_a_cited_passage_the_chunk_ranking_did_not_keep_was_never_retrieved(demo):
+    """A passage the evidence graph cites but the chunk ranking (§3.6) left out of its max_chunks: the diagnosis
+    says so, not "put it at no rank"; one it ranked below the cut gets its rank and the cut."""
+    ws, b = demo
+    r = run(MATRIX, ws, config=BubbleConfig(max_chunks=3), backends=b)
+    kept = {c.chunk_id: i for i, c in enumerate(r.ranked_chunks, start=1)}
+    seen = set()
+    for ch in ws.graph.chunks:
+        d = diagnose(r, ws, Gold("q", (ch.id,)), cut=2)
+        info = d.evidence.get("lost", {}).get(ch.id, {})
+        if "cited_by" not in info:
+            continue
+        assert "no rank" not in d.summary, d.summary
+        if ch.id in kept:
+            assert f"put it at {kept[ch.id]}, below the cut of 2 ({len(r.chunks)} chunks kept)" in d.summary, d.summary
+        else:
+            assert (f"the chunk ranking kept {len(r.chunks)} chunks (at most max_chunks = 3) and it was not among "
+                    "them" in d.summary), d.summary
+        seen.add(ch.id in kept)
+    assert False in seen  # the demo's evidence graph cites more passages than three

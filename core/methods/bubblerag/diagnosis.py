@@ -15,7 +15,8 @@ first of:
                    The evidence gives the path through G' that would have connected it (node-cost
                    Dijkstra, Eq. 4 costs) and its cost, or says that G' holds no such path.
 ``ranked_out``     a CEG contains it but ranked below the top ``n`` (§3.4), or the evidence graph
-                   cites it and the chunk ranking (§3.6) put it below the cut. On an early exit
+                   cites it and the chunk ranking (§3.6) put it below the cut or left it out of the
+                   ``max_chunks`` it keeps (never retrieved). On an early exit
                    (§3.2 sufficiency check) a gold passage outside the previewed chunks is here too.
 ``not_expanded``   no CEG contains it but ``E_c`` is within ``d`` hops of the top-n CEGs: the
                    reasoning-aware expansion (§3.5) could have reached it and did not select it.
@@ -87,6 +88,17 @@ def connecting_path(local: LocalGraph, sources: set[int], targets: set[int]) -> 
     return None
 
 
+def _chunk_ranking_loss(cited_by: str, rank: int | None, cut: int, kept: int, max_chunks: int) -> str:
+    """Why a passage the evidence graph cites was lost at the chunk ranking (§3.6): ranked below the cut, or not
+    among the chunks the ranking kept at all (at most ``max_chunks``; an audit read "put it at no rank")."""
+    via = "one of its triples" if cited_by == "edge" else "a node it mentions"
+    if rank:
+        return (f"the evidence graph cites it (through {via}), but the chunk ranking put it at {rank}, below the cut "
+                f"of {cut} ({kept} chunks kept)")
+    return (f"the evidence graph cites it (through {via}), but the chunk ranking kept {kept} chunks (at most "
+            f"max_chunks = {max_chunks}) and it was not among them, so it was never retrieved")
+
+
 @diagnoser()
 def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, lost: list[str], ranks: dict[str, int | None],
              cut: int, ev: dict[str, Any]) -> Diagnosis | None:
@@ -126,8 +138,8 @@ def diagnose(result: BubbleResult, workspace: Workspace, gold: Gold, lost: list[
         if ev_nodes & ent_set or ev_edges & prov_edges:
             # through one of its triples, or only through a node it mentions (a hub cites many passages)
             info["cited_by"] = "edge" if ev_edges & prov_edges else "node"
-            info.update(stage="ranked_out", why=f"the evidence graph cites it, but the chunk ranking put it at "
-                        f"{ranks[cid] if ranks[cid] else 'no rank'} (cut {cut}, {len(result.chunks)} chunks kept)")
+            info.update(stage="ranked_out", why=_chunk_ranking_loss(info["cited_by"], ranks[cid], cut,
+                                                                    len(result.chunks), cfg.max_chunks))
         elif holding:
             best_rank, idx = holding[0]
             info.update(stage="ranked_out", ceg=idx, ceg_rank=best_rank, n=cfg.n,
