@@ -175,13 +175,16 @@ def finish(method: str, result: MethodResult, gold: Gold, ranks: dict[str, int |
         ev.update({"cut": cut, "below_cut": best, "not_retrieved": absent, "retrieved": len(result.ranked_chunks)})
         n = len(result.ranked_chunks)
         ranks_ = sorted(best.values())
-        parts = [f"{len(within)} of {_count(len(ranks), 'gold passage')} {'is' if len(within) == 1 else 'are'} in "
-                 f"the top {cut}"] if within else []
+        # fewer retrieved than the cut: the found ones are "among the 2 retrieved", not "in the top 15" (an audit)
+        where = (f"the top {cut}" if n >= cut else "the one retrieved" if n == 1 and len(within) == 1
+                 else f"among the {n} retrieved")
+        parts = [f"{len(within)} of {_count(len(ranks), 'gold passage')} {'is' if len(within) == 1 else 'are'} "
+                 f"{'in ' if n >= cut else ''}{where}"] if within else []
         if below:
             parts.append(f"{_count(len(below), 'gold passage')} reached rank{'s' if len(ranks_) > 1 else ''} "
                          f"{', '.join(str(r) for r in ranks_)}")
         if absent:
-            parts.append(f"{len(absent)} never appeared in the {n} retrieved")
+            parts.append(f"{len(absent)} never appeared" + ("" if within and n < cut else f" in the {n} retrieved"))
         what = "; ".join(parts)
         # the headline says what happened: a gold passage that was never retrieved did not "rank below" anything
         # (a method may retrieve fewer passages than the cut, as SG-RAG's matched subgraphs often do), and a question

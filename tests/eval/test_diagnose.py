@@ -235,7 +235,10 @@ def test_ppr_lists_each_seed_node_once():
     ({"a": None, "b": 8}, 10, "Gold evidence missed the top 5: 1 gold passage reached rank 8; 1 never"),
     # some gold found: the headline says how many, never that "the gold evidence" was not retrieved
     ({"a": 1, "b": None}, 1, "Gold evidence partly retrieved (only 1 passage was, fewer than the top 5): 1 of 2 gold "
-                             "passages is in the top 5; 1 never appeared in the 1 retrieved."),
+                             "passages is the one retrieved; 1 never appeared."),
+    # fewer retrieved than the cut: the found ones are among those retrieved, not "in the top 5"
+    ({"a": 2, "b": None, "c": 1}, 3, "Gold evidence partly retrieved (only 3 passages were, fewer than the top 5): 2 of "
+                                     "3 gold passages are among the 3 retrieved; 1 never appeared."),
     ({"a": 3, "b": None, "c": 4, "d": 2}, 10, "Gold evidence partly retrieved: 3 of 4 gold passages are in the top 5; "
                                               "1 never appeared in the 10 retrieved."),
     ({"a": 2, "b": 7}, 10, "Gold evidence ranked below the top 5: 1 of 2 gold passages is in the top 5; 1 gold "
@@ -310,7 +313,7 @@ def test_a_question_with_some_gold_retrieved_is_not_labelled_gold_not_retrieved(
     assert d.stage == v.key == "ranked_out" and is_retrieval_loss(v.key) and v.failure
     assert v.label == "1 of 2 gold passages not retrieved" != NOT_RETRIEVED_LABEL
     assert d.summary.startswith("Gold evidence partly retrieved (only 1 passage was, fewer than the top 5): 1 of 2 "
-                                "gold passages is in the top 5; 1 never appeared in the 1 retrieved."), d.summary
+                                "gold passages is the one retrieved; 1 never appeared."), d.summary
     rec = {"diagnosis": d.to_dict(), "gold": ["c1", "c2"], "ranked": ["c1"]}
     assert record_verdict(rec).label == v.label  # the Benchmark's table says the same
     row = benchmark_rows([rec])[0]
