@@ -10,12 +10,14 @@ entry point for evaluation code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.methods.base import NO_GOLD, OK, Diagnoser, Diagnosis, Gold, StageDecl
 from core.methods.diagnoser import GENERIC_STAGES, generic_diagnosis
 from core.methods.registry import METHODS, get_method
+from core.text import normalize_answer
 
 if TYPE_CHECKING:
     from core.index.workspace import Workspace
@@ -60,19 +62,22 @@ def diagnose(result: MethodResult, workspace: Workspace, gold: Gold, *, cut: int
     if cut < 1:
         raise ValueError(f"cut must be at least 1, got {cut}")
     gold = gold.narrowed([c.chunk_id for c in result.ranked_chunks])  # a gold document of several passages: once
-    diag = with_off_gold(diagnoser_for(result.method)(result, workspace, gold, cut=cut), result, workspace, cut=cut)
+    diag = with_off_gold(diagnoser_for(result.method)(result, workspace, gold, cut=cut), result, workspace, cut=cut,
+                         answers=gold.answers)
     diag = with_near_ties(with_answer_context(diag, result, cut=cut), result, cut=cut)
     return with_source_title(with_unmatched_gold(with_chance_answer(diag, result, gold), gold, cut=cut), workspace)
 
 
-def with_off_gold(diag: Diagnosis, result: MethodResult, workspace: Workspace, *, cut: int = 5) -> Diagnosis:
+def with_off_gold(diag: Diagnosis, result: MethodResult, workspace: Workspace, *, cut: int = 5,
+                  answers: Sequence[str] = ()) -> Diagnosis:
     """SG-RAG's ``not_connected`` when exact subgraphs matched (§4.3, Alg. 8) but brought no lost gold passage
     (:func:`core.eval.verdicts.matched_off_gold`), its summary naming every lost gold passage by its title
     (:func:`core.eval.verdicts.off_gold_summary`): those no match passes through, those whose entities a match reaches
     through triples of other passages, those retrieved below the cut. An audit read "30 exact subgraph(s) matched,
     but none passes through the gold passage tea06": a chunk id, and the other lost passage (“Bellcastle Holdings”,
     its entity on a match as the asked-for one) unnamed. Its evidence gets ``gold_lost`` (chunk ids) and ``cut``;
-    the stage is unchanged (its label follows the evidence: :func:`core.eval.verdicts.off_gold_verdict`)."""
+    the stage is unchanged (its label follows the evidence: :func:`core.eval.verdicts.off_gold_verdict`). An answer
+    that is a bridge of the chain (:func:`bridge_answer`) is said too, with its evidence ``bridge``."""
     from core.eval.verdicts import matched_off_gold, off_gold_summary
     from core.graph.model import passage_label
 
@@ -100,7 +105,49 @@ def with_off_gold(diag: Diagnosis, result: MethodResult, workspace: Workspace, *
             off.append(title)
     summary = off_gold_summary(int(diag.evidence["subgraphs"]), off, reached, below, cut=cut, known=known,
                                kept=len(subgraphs))
-    return replace(diag, summary=summary, evidence={**diag.evidence, "gold_lost": lost, "cut": cut})
+    ev = {**diag.evidence, "gold_lost": lost, "cut": cut}
+    bridge = bridge_answer(str(getattr(result, "answer", "") or ""), graph, on, diag.gold_ranks, answers)
+    if bridge:
+        ev["bridge"] = bridge
+        summary += (f" Its answer “{bridge['answer']}” is a bridge of the question's chain, not its end: an entity of "
+                    f"the gold passage{'s' if len(bridge['in']) > 1 else ''} {_quoted(bridge['in'])}, one hop from "
+                    f"{bridge['via']} (an entity of the lost gold passage “{bridge['next']}”): the match stopped a hop "
+                    "short.")
+    return replace(diag, summary=summary, evidence=ev)
+
+
+def _quoted(titles: Sequence[str]) -> str:
+    q = [f"“{t}”" for t in titles]
+    return q[0] if len(q) == 1 else ", ".join(q[:-1]) + " and " + q[-1]
+
+
+def bridge_answer(answer: str, graph: Any, on: set[int], gold_ranks: dict[str, int | None],
+                  answers: Sequence[str] = ()) -> dict[str, Any] | None:
+    """When an (un-LLM'd) SG-RAG answer names a node of a matched subgraph (§4.3: the ``UNK`` binding) that is an
+    entity of a retrieved gold passage and one hop from an entity of a gold passage never retrieved, and holds no
+    gold answer: the match bound ``UNK`` to a bridge of the chain and stopped a hop short (an audit's SG-RAG answered
+    the bridge, "the daughter", for "who designed the bicycle the daughter rode"). ``{"answer", "in": titles of the
+    retrieved gold passages holding it, "via": the neighbour's name, "next": the lost passage's title}``, else None."""
+    from core.graph.model import passage_label
+    from core.methods.diagnoser import extract_contains
+
+    key = normalize_answer(answer)
+    if not key or (answers and extract_contains(answer, list(answers))):
+        return None
+    node = next((v for v in sorted(on) if normalize_answer(graph.node_names[v]) == key), None)
+    if node is None:
+        return None
+    held = [c for c, r in gold_ranks.items() if r is not None and c in graph.chunk_index
+            and node in set(graph.chunk_entities(c))]
+    near = set(graph.khop([node], 1).tolist()) - {node}
+    for c, r in gold_ranks.items():
+        if r is not None or c not in graph.chunk_index:
+            continue
+        ents = set(graph.chunk_entities(c))
+        if held and node not in ents and ents & near:
+            return {"answer": answer.strip(), "in": [passage_label(graph, h) for h in held],
+                    "via": graph.node_names[min(ents & near)], "next": passage_label(graph, c)}
+    return None
 
 
 def with_source_title(diag: Diagnosis, workspace: Workspace) -> Diagnosis:
