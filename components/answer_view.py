@@ -161,19 +161,27 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
 
 
 def own_budget_line(result: Any) -> str:
-    """On a method's own page (its paper's budget, ``own``): how many passages its answer read, and that Compare
-    and the Benchmark cap every method at BubbleRAG §4.1's 15 chunks, where the same method may read more (an
-    audit read "the top 5 passages" on HippoRAG 2's page and up to 15 for it on Compare, unexplained). "" for a
-    run under another budget or one that recorded no context."""
-    from core.methods.answering import context_of
+    """On a method's own page (its paper's budget, ``own``): how many passages its answer step was handed (with no
+    LLM, that the extracted sentence comes from the top :data:`~core.methods.answering.EXTRACTIVE_PASSAGES` of them),
+    and that Compare and the Benchmark cap every method at BubbleRAG §4.1's 15 chunks, where the same method may read
+    more (an audit read "the top 5 passages" on HippoRAG 2's page and up to 15 for it on Compare, unexplained). ""
+    for a run under another budget or one that recorded no context."""
+    from core.methods.answering import EXTRACTIVE_PASSAGES, context_of
     from core.methods.budget import BUDGETS, COMPARISON_DEFAULT
+    from core.methods.evidence.formats import answering_steps
 
     ctx = context_of(result)
     if ctx is None or (ctx.budget or "own") != "own":
         return ""
     cap = BUDGETS[COMPARISON_DEFAULT]
     n = len(ctx.chunk_ids)
-    head = f"This page runs the method at its paper's own budget: its answer read {n} passage{'s' if n != 1 else ''}."
+    steps = answering_steps(result.trace)
+    # without an LLM the sentence comes from the top 3 of them: both numbers, as the answer's note says them (an
+    # audit read "the top 3 passages" beside "its answer read 5 passages")
+    pick = (f" (no LLM: its extracted sentence comes from the top {EXTRACTIVE_PASSAGES} of them)"
+            if n > EXTRACTIVE_PASSAGES and steps and steps[-1].data.mode == "extractive" else "")
+    head = ("This page runs the method at its paper's own budget: its answer step was handed "
+            f"{n} passage{'s' if n != 1 else ''}{pick}.")
     if ctx.max_chunks is not None and cap.chunks is not None and ctx.max_chunks >= cap.chunks:  # BubbleRAG's own
         return head + f" Compare and the Benchmark open at the same cap (“{cap.name}”, at most {cap.chunks} chunks)."
     return (head + f" Compare and the Benchmark open at “{cap.name}” (at most {cap.chunks} chunks for every method, "

@@ -42,6 +42,7 @@ from core.methods.answer_gate import CheckedAnswer, check_llm_answer
 from core.methods.base import Backends
 from core.methods.evidence.formats import AnswerStepData, answering_steps
 from core.methods.extractive import SentencePick, pick_sentence
+from core.text import plural
 from core.trace import Trace
 
 AnswerMode = Literal["llm", "extractive", "empty"]
@@ -84,8 +85,7 @@ class AnswerContext:
     WordPiece counter. With an LLM this is the prompt's evidence; in ``none`` mode the extractive answer picks
     its sentence from the top passages of this same context. ``budget`` names the comparison budget the
     method ran under (``own``: its paper default), ``max_chunks`` / ``max_tokens`` the limits its answer
-    step applied (None: none), ``dropped`` how many evidence pieces (passages, triples, sentences) those
-    limits left out.
+    step applied (None: none), ``dropped`` how many evidence pieces (passages, triples, sentences) those limits left out.
     """
 
     chunk_ids: tuple[str, ...]
@@ -322,8 +322,9 @@ def record_answer(trace: Trace, query: str, passages: Sequence[tuple[str, str, s
                                   demonstration=demo)
         step.prompt_tokens, step.completion_tokens = ans.prompt_tokens, ans.completion_tokens
         if ans.mode == "extractive":
-            how = (f"Extractive answer (no LLM generation): the sentence of the top {EXTRACTIVE_PASSAGES} passages "
-                   "that answers the question best, scored by "
+            n, k = len(handed), min(EXTRACTIVE_PASSAGES, len(handed))  # both numbers: "top 3" beside "read 5"
+            how = (f"Extractive answer (no LLM generation): the sentence of the {f'top {k} of the ' if n > k else ''}"
+                   f"{plural(n, 'passage')} handed to the answer step that answers the question best, scored by "
                    + (ans.pick.scorer if ans.pick is not None else "the embedder") + ". It quotes the evidence; "
                    "it does not reason across passages.")
         elif ans.mode == "llm":

@@ -38,8 +38,11 @@ def test_the_page_steps_through_every_stage_on_the_demo(home: Path) -> None:
     assert any(c.startswith("Gold passages: The Matrix — rank") for c in captions)
     assert any("Extractive answer (no LLM)" in c for c in captions)
     # the page's own budget said beside the answer, with Compare's cap (an audit read 5 here and up to 15 there)
-    assert any(c.startswith("This page runs the method at its paper's own budget: its answer read 5 passages. "
-                            "Compare and the Benchmark open at “bubblerag” (at most 15 chunks") for c in captions)
+    assert any(c.startswith("This page runs the method at its paper's own budget: its answer step was handed 5 "
+                            "passages (no LLM: its extracted sentence comes from the top 3 of them). Compare and the "
+                            "Benchmark open at “bubblerag” (at most 15 chunks") for c in captions)
+    # the answer's own note gives the same two numbers (an audit read "the top 3 passages" beside "read 5")
+    assert any("sentence of the top 3 of the 5 passages handed to the answer step" in c for c in captions), captions
     # passages unrelated to the question hold mass too, and the chart says why (an audit's lecturer asked)
     assert any(c.startswith("Every passage node starts with some of the reset") for c in captions)
     assert any(m.value.startswith("Gold answer: **Hugo Weaving**") for m in at.markdown)
