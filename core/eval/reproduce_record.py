@@ -99,12 +99,16 @@ def micro_f1_interval(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
     """The 95 % percentile bootstrap interval of ReG's Micro-F1 (the F1 of the answer counts pooled over the
     questions, :func:`core.eval.paper_metrics.aggregate_answer_sets`): each resample pools the matched,
     predicted and gold counts of the same resampled questions (:func:`core.eval.stats.resampled_means` draws the
-    same indices for the same seed). None below two questions with gold answers."""
+    same indices for the same seed), in sorted question-id order as every other column's interval
+    (:func:`core.eval.summary_stats.method_intervals`): the same resampled questions, so a run whose answers are one
+    item each (Micro-F1 = F1) gets F1's interval (an audit read Micro-F1 [40, 100] beside F1 70.0 [40, 90], the
+    records' written order drawing other questions). None below two questions with gold answers."""
     import numpy as np
 
     from core.eval.stats import LEVEL, SEED, resampled_means
 
-    counts = [r["paper"] for r in records if isinstance(r.get("paper"), Mapping)]
+    counts = [r["paper"] for r in sorted(records, key=lambda r: str(r.get("question_id", "")))
+              if isinstance(r.get("paper"), Mapping)]
     if len(counts) < 2:
         return None
     matched, predicted, gold = (resampled_means([float(c[k]) for c in counts], seed=SEED)

@@ -164,11 +164,12 @@ def test_micro_f1_gets_a_bootstrap_interval_of_the_pooled_counts():
     counts = [(int(m), int(m + rng.integers(0, 3)), int(m + rng.integers(1, 3))) for m in rng.integers(0, 3, 15)]
     recs = [{"question_id": f"q{i}", "method": "reg", "paper": {"matched": m, "predicted": p, "gold": g}}
             for i, (m, p, g) in enumerate(counts)]
+    ordered = [counts[i] for i in sorted(range(len(counts)), key=lambda i: f"q{i}")]  # question-id order, as R@5's
     draw = np.random.default_rng(SEED)
     f1s = []
     for _ in range(N_RESAMPLES):
         idx = draw.integers(0, len(counts), size=len(counts))
-        m, p, g = (sum(counts[i][k] for i in idx) for k in range(3))
+        m, p, g = (sum(ordered[i][k] for i in idx) for k in range(3))
         mp, mr = (m / p if p else 0.0), (m / g if g else 0.0)
         f1s.append(2 * mp * mr / (mp + mr) if mp + mr else 0.0)
     iv = micro_f1_interval(recs)
