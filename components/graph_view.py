@@ -431,7 +431,7 @@ def network_html(graph: GraphLike, nodes: Iterable[int], *,
         The legend strip under the canvas instead of above it: a drawing under a tall stack of controls (the
         bubble replay on a projector) keeps its canvas's top above the fold.
     label_px
-        Node labels' height on screen in pixels, whatever the zoom (edge labels 3 px less).
+        Node labels' height on screen in pixels, whatever the zoom (edge labels 1 px less: at 3 px less an audit read them at ~9 px, too small for a projector).
     must_label
         Labelled nodes whose label is drawn below them even where no place clear of the other nodes is
         found (still never over another label): the nodes a step is about (default: ``highlight``). The other
@@ -614,7 +614,7 @@ _FIT_SCRIPT = """
                       // labels about PX pixels on screen whatever the zoom; their boxes are measured when
                       // drawn, so fit once more after that drawing
                       net.setOptions({nodes: {font: {size: Math.min(96, Math.max(PX - 1, PX / s))}},
-                                      edges: {font: {size: Math.min(60, Math.max(PX - 4, (PX - 3) / s))}}});
+                                      edges: {font: {size: Math.min(60, Math.max(PX - 2, (PX - 1) / s))}}});
                       net.once("afterDrawing", function () {
                         declutter(Math.min(96, Math.max(PX - 1, PX / s)));
                         net.fit({animation: false});
