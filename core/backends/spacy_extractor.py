@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -208,7 +209,7 @@ class SpacyExtractor:
         """
         if self.n_process > 1 and len(passages) >= 2 * self.n_process * self.pipe_batch:
             return self._extract_in_workers(passages)
-        return _extract_here(passages, self.pipe_batch)
+        return _extract_here(passages, self.pipe_batch, self.parts_done)
 
     def _extract_in_workers(self, passages: Sequence[str]) -> ExtractionResult:
         """Split ``passages`` over :attr:`n_process` worker processes that parse *and* extract.
@@ -332,8 +333,15 @@ def _renumber(note: str, offset: int) -> str:
     return _NOTE.sub(lambda m: f"passage {int(m.group(1)) + offset}:", note)
 
 
-def _extract_here(passages: Sequence[str], pipe_batch: int) -> ExtractionResult:
-    """Parse and extract ``passages`` in this process (also the worker processes' task)."""
+#: The least time between two reports of :func:`_extract_here`'s progress (its ``done``).
+REPORT_EVERY_S = 0.25
+
+
+def _extract_here(passages: Sequence[str], pipe_batch: int,
+                  done: Callable[[int], None] | None = None) -> ExtractionResult:
+    """Parse and extract ``passages`` in this process (also the worker processes' task); ``done(n)`` with the
+    passages finished so far, at most every :data:`REPORT_EVERY_S` seconds (an audit's 29-passage build read "0/29
+    chunks · 3 %" until it ended, with no time left to check)."""
     nlp = load_pipeline()
     titles: list[str | None] = []
     jobs: list[tuple[int, str, bool]] = []  # (passage, text, whether it is the text of the passage before)
@@ -352,7 +360,11 @@ def _extract_here(passages: Sequence[str], pipe_batch: int) -> ExtractionResult:
     per: list[_Collected] = [_Collected(t) for t in titles]
     before: dict[int, Carry] = {}
     docs = nlp.pipe([t for _, t, _ in jobs], batch_size=pipe_batch)
+    said = time.monotonic()
     for (i, _, is_previous), doc in zip(jobs, docs, strict=True):
+        if done is not None and time.monotonic() - said >= REPORT_EVERY_S:
+            done(i)  # the passages before this one are finished
+            said = time.monotonic()
         if is_previous:
             before[i] = _Mentions(repair_names(nlp, doc), titles[i]).carry()
             continue

@@ -233,6 +233,22 @@ def test_a_build_reports_progress_as_the_workers_parts_finish_not_only_per_call(
     assert seen[:3] == ["0/8 chunks", "4/8 chunks", "8/8 chunks"] and ex.parts_done is None
 
 
+def test_a_call_in_this_process_reports_its_passages_as_they_finish(monkeypatch):
+    """A small build parses in the app's own process, one call: an audit's 29-passage build read "0/29 chunks · 3 %"
+    until it ended, with no time left to check. The call reports the passages finished before each next one."""
+    import core.backends.spacy_extractor as sx
+
+    monkeypatch.setattr(sx, "REPORT_EVERY_S", 0.0)  # every passage (the app: at most every quarter second)
+    ex = SpacyExtractor(n_process=1)
+    heard: list[int] = []
+    ex.parts_done = heard.append
+    texts = [f"Town {i}\nTown {i} is a port on the coast. Its mayor was Ada Vell." for i in range(5)]
+    res = ex.extract_detailed(texts)
+    assert len(res.triples) == 5
+    assert heard and heard == sorted(heard) and heard[-1] <= 4 and max(heard) >= 3  # before each next passage
+    assert sx._extract_here(texts[:2], 8).triples  # the worker processes' call: no reporting
+
+
 def test_worker_count_comes_from_the_environment(monkeypatch):
     from core.backends.spacy_extractor import default_processes
 
