@@ -84,7 +84,7 @@ from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names
 from core.methods.pronoun_subjects import Referents, he_after_title, said_born
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
-from core.methods.title_it import title_its
+from core.methods.title_it import is_title, title_its
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
 
@@ -160,7 +160,7 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
         if word in _PERSONAL:
             out.append(ref if ref and not title_is_person and normalize_name(ref) != title_n else "")
         else:
-            out.append(thing if word in ("it", "its") and normalize_name(thing) != title_n else "")
+            out.append(thing if word in ("it", "its") and not is_title(thing, title) else "")  # "[The Matrix]"
         people.see(s, word, ref, typed_mentions(s, "person", names=True))
         if not word:  # "It …" keeps the thing of the sentence before it
             t = _THING.match(s)

@@ -100,6 +100,23 @@ _PASSIVE = re.compile(r"\b(?:is|was|are|were|been|being)\s+(?:\w+ly\s+)?[a-z]+(?
 _AGENT = re.compile(rf"\bby\s+{_NP}(?:\s+(?:of|and)\s+{_NP})*")
 
 
+def is_title(name: str, title: str) -> bool:
+    """Whether ``name`` (the named thing a sentence opens with, :data:`extractive._THING`: "Matrix" of "The Matrix is a
+    1999 … film") is the passage's ``title`` with or without its leading article ("The Matrix"): then its "It" is the
+    title's, and shows the title as written. The article alone differing made "It [Matrix] stars Keanu Reeves …" in the
+    passage "The Matrix" (an audit).
+
+    >>> is_title("Matrix", "The Matrix") and is_title("Brown Ox", "Brown Ox") and is_title("The Matrix", "Matrix")
+    True
+    >>> is_title("Brown Ox", "Pellow Ferries") or is_title("", "The Matrix")
+    False
+    """
+    def key(s: str) -> str:
+        return re.sub(r"^(?:the|a|an)\s+", "", normalize_name(s))
+
+    return bool(key(name)) and key(name) == key(title)
+
+
 def _leading_it(sentence: str) -> re.Match[str] | None:
     return IT_LEAD.match(sentence.strip())
 
