@@ -81,7 +81,7 @@ from core.methods.answer_types import (
 )
 from core.methods.base import Backends
 from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names_bridge
-from core.methods.pronoun_subjects import Referents, he_after_title, said_born
+from core.methods.pronoun_subjects import Referents, he_after_title, said_born, surname_reading
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.methods.title_it import is_title, title_its
@@ -115,7 +115,7 @@ def resolve_pronoun(sentence: str, title: str) -> str:
     if not m:
         if _DESCRIPTION.match(sentence) and normalize_name(title) not in normalize_name(sentence):
             return f"{title}: {sentence}"
-        return sentence
+        return surname_reading(sentence, title) or sentence  # "Morrow died …" in "Edda Morrow"
     return _replace_pronoun(sentence, m, title)
 
 

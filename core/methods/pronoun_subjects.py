@@ -114,3 +114,22 @@ class Referents:
             if p in self.named:
                 self.named.remove(p)
             self.named.append(p)
+
+
+def surname_reading(sentence: str, title: str) -> str:
+    """``sentence`` with a leading last word of its passage's ``title`` read as the whole title ("Morrow died in
+    Hallstead in 1971." in the passage "Edda Morrow": "Edda Morrow died …"), the reader's coreference as for "She";
+    "" where the sentence does not open so. An audit's "In what year did the founder of Corvane Cycles die?" never
+    read that sentence: the founder found, a later passage's sentences are taken where they name her in full
+    (:func:`core.methods.bridge_hops.hop_on`).
+
+    >>> surname_reading("Morrow died in Hallstead in 1971.", "Edda Morrow")
+    'Edda Morrow died in Hallstead in 1971.'
+    >>> surname_reading("Edda Morrow was born in 1894.", "Edda Morrow") or surname_reading("Morrow Bay is …", "Edda Morrow")
+    ''
+    """
+    words = title.split()
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return ""
+    m = re.match(rf"{re.escape(words[-1])}(?=\s+[a-z])", sentence.strip())
+    return title + sentence.strip()[m.end():] if m else ""

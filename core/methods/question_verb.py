@@ -95,7 +95,8 @@ def verb_about_bridge(query: str, readings: Sequence[str], typed: Sequence[bool]
     verb = asked_verb(query) if bridges else ""
     if not verb:
         return [False] * len(readings)
-    names = [normalize_name(b) for b in bridges if normalize_name(b)]
+    # the bridge by its last word too ("Morrow died in Hallstead in 1971." in the passage "Edda Morrow")
+    names = {normalize_name(n) for b in bridges for n in (b, b.split()[-1] if len(b.split()) > 1 else b)} - {""}
     return [t and any(w.casefold().startswith(verb) for w in _WORD.findall(r))  # "die" meets "died"
             and any(re.search(rf"\b{re.escape(n)}\b", normalize_name(r)) for n in names)
             for r, t in zip(readings, typed)]
