@@ -37,7 +37,14 @@ _ASKS_BY_VERB = re.compile(r"^(?:Which|What|When|Where|Who|Whom|In\s+what|In\s+w
 
 
 def _stem(word: str) -> str:
-    return word.casefold()[:5]
+    """The first 5 letters of ``word``, a final "y" after a consonant read as the "i" of its inflections ("marry" meets
+    "married" and "marries", as "die" meets "died"; "sold" for "sell" stays unmatched).
+
+    >>> _stem("marry") == _stem("married") and _stem("founded") == _stem("found") and _stem("obey") == "obey"
+    True
+    """
+    w = word.casefold()
+    return (w[:-1] + "i" if len(w) > 3 and w.endswith("y") and w[-2] not in "aeiou" else w)[:5]
 
 
 def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:

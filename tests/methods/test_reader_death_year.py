@@ -45,3 +45,9 @@ def test_the_question_verb_said_of_the_bridge_by_its_surname_comes_first() -> No
     said = ["Brannock died in Pellsworth in 1933.", "Ysolde Brannock was born in Tewsby in 1861.",
             "Hobb Carrow died in 1940."]
     assert verb_about_bridge(q, said, [True, True, True], ["Ysolde Brannock"]) == [True, False, False]
+
+
+def test_a_verb_ending_in_y_meets_its_inflections() -> None:
+    q = "Whom did the founder of Marlin Gearworks marry?"
+    said = ["In 1888 Ysolde Brannock married the engineer Hobb Carrow.", "Ysolde Brannock was born in Tewsby in 1861."]
+    assert verb_about_bridge(q, said, [True, True], ["Ysolde Brannock"]) == [True, False]
