@@ -125,11 +125,14 @@ def surname_reading(sentence: str, title: str) -> str:
 
     >>> surname_reading("Morrow died in Hallstead in 1971.", "Edda Morrow")
     'Edda Morrow died in Hallstead in 1971.'
+    >>> surname_reading("In 1971 Morrow died in Hallstead.", "Edda Morrow")
+    'In 1971 Edda Morrow died in Hallstead.'
     >>> surname_reading("Edda Morrow was born in 1894.", "Edda Morrow") or surname_reading("Morrow Bay is …", "Edda Morrow")
     ''
     """
     words = title.split()
     if len(words) < 2 or not all(w[:1].isupper() for w in words):
         return ""
-    m = re.match(rf"{re.escape(words[-1])}(?=\s+[a-z])", sentence.strip())
-    return title + sentence.strip()[m.end():] if m else ""
+    # after a short opening phrase too, as a pronoun: "In 1971 Morrow died …"
+    m = re.match(rf"{_OPENING.pattern}(?P<n>{re.escape(words[-1])})(?=\s+[a-z])", sentence.strip())
+    return sentence.strip()[:m.start("n")] + title + sentence.strip()[m.end("n"):] if m else ""

@@ -35,6 +35,8 @@ def test_the_death_sentence_answers_when_the_founder_died() -> None:
 def test_a_surname_opening_a_sentence_reads_as_the_passage_title() -> None:
     assert resolve_pronoun("Brannock died in Pellsworth in 1933.", "Ysolde Brannock") == (
         "Ysolde Brannock died in Pellsworth in 1933.")
+    assert surname_reading("In 1933, Brannock died at sea.", "Ysolde Brannock") == (
+        "In 1933, Ysolde Brannock died at sea.")  # after an opening phrase, as a pronoun
     assert surname_reading("Ysolde Brannock died in 1933.", "Ysolde Brannock") == ""  # the full name already
     assert surname_reading("Brannock Street runs north.", "Ysolde Brannock") == ""  # another name
     assert surname_reading("Gearworks sold well.", "Marlin gearworks") == ""  # a title that is no name
