@@ -200,8 +200,10 @@ def with_near_ties(diag: Diagnosis, result: MethodResult, *, cut: int = 5) -> Di
     if not close:
         return diag
     gap = min(close.values())
+    # "within 0 of rank 2" read as nonsense: an equal score is a tie, put below the cut by the ranking's order
+    how = (f"scored the same as rank {cut}" if abs(gap) < 5e-7 else f"scored within {gap:.2g} of rank {cut} (under 1 %)")
     note = (f"A near tie: {'a gold passage' if len(close) == 1 else f'{len(close)} gold passages'} below the cut "
-            f"scored within {gap:.2g} of rank {cut} (under 1 %), which another run or machine may order either way.")
+            f"{how}, which another run or machine may order either way.")
     return replace(diag, summary=f"{diag.summary.rstrip()} {note}", evidence={**diag.evidence, "near_tie": close})
 
 

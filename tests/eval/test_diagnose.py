@@ -149,6 +149,8 @@ def test_a_gold_passage_just_below_the_cut_by_a_near_tie_is_said_to_be_one():
     assert "A near tie: a gold passage below the cut scored within 0.004 of rank 2" in d.summary
     d = diagnose(run([0.9, 0.8, 0.6]), ws, gold, cut=2)
     assert d.stage == "ranked_out" and "near_tie" not in d.evidence and "near tie" not in d.summary
+    d = diagnose(run([0.9, 0.8, 0.8]), ws, gold, cut=2)  # an equal score: "within 0 of rank 2" said nothing
+    assert "below the cut scored the same as rank 2, which another run" in d.summary and "within 0" not in d.summary
 
 
 def test_unregistered_method_gets_the_generic_diagnoser():
