@@ -147,7 +147,9 @@ class SpacyExtractor:
     # v21: "married the architect X" married X (the parser left the name loose after "the <role noun>")
     # v22: "later the Heron flying boat" and "the last surviving Kestrel biplane" are the Heron flying boat and the
     # Kestrel biplane (no words of a node that are no words of the name; "the first Iron Maiden album" keeps "first")
-    model_id = f"spacy-v22:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v23: "won the first Tour of Varnholm" won the Tour of Varnholm (a title-case "X of Y" after lower-case modifiers
+    # is the name; no "won · tour" and "mentions · Varnholm")
+    model_id = f"spacy-v23:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -3,8 +3,9 @@
 Named entities (``doc.ents``) and noun chunks without their determiners are mentions; entities win over the chunks
 they overlap unless they cut a proper name short ("Hugo" of "Hugo Weaving"); where the text names its passage's title,
 those tokens are the title entity however the parser split them; a name after its description ("the cattle ferry
-Brown Ox") is the name alone; "John Wallop, 1st Earl of Portsmouth" is one name. :class:`core.backends.spacy_mentions.
-_Mentions` reads these spans as names (BubbleRAG §3.1 step 2: the entities of a passage).
+Brown Ox") is the name alone; "John Wallop, 1st Earl of Portsmouth" is one name, and so is "the first Tour of
+Varnholm" without its "first". :class:`core.backends.spacy_mentions._Mentions` reads these spans as names (BubbleRAG
+§3.1 step 2: the entities of a passage).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
         for i in range(start, end):
             out[i] = (start, end, ent.label_)
     _kind_after_name(doc, chunk_roots.values(), out)
+    _of_name_after_modifiers(doc, out)
     if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
         # those tokens are the title entity, however the parser split them
         base = title.split(" (", 1)[0]
@@ -144,6 +146,50 @@ def _name_after_modifiers(doc: Any, start: int, root: Any) -> int:
                                 ("NOUN", "VERB")) for t in doc[first:root.i + 1]):
         return start
     return first
+
+
+def _of_name_after_modifiers(doc: Any, out: dict[int, Span]) -> None:
+    """A title-case "<Name> of <Name>" after lower-case modifiers is that name: "won the first Tour of Varnholm" won
+    the Tour of Varnholm, one node with "She won the Tour of Varnholm" (an audit's KG read "won · tour" and "mentions ·
+    Varnholm": the small model tags "first" an ordinal and then no longer sees the name). Only capitalised proper nouns
+    before "of" and after it (an article between: "the last King of the Belgians"), with lower-case adjectives,
+    participles or adverbs between the article and the name; "the first edition of Varnholm" is no name, nor is one an "and"
+    follows ("the dominant Anglicanism of Britain and her colonies": the parse cannot tell what is of what)."""
+    for of in doc:
+        if of.lower_ != "of" or of.dep_ != "prep" or of.i < 2 or of.head.i != of.i - 1 or of.i + 1 >= len(doc):
+            continue
+        x = of.head  # "was the last Mayor of Quenby" stays a role: "mayor of · Quenby" (spacy_relations)
+        if x.dep_ in ("attr", "appos") or (x.dep_ == "nsubj" and x.head.lemma_ == "be"):
+            continue
+        start = of.i
+        while start > of.sent.start and _capital_name_word(doc[start - 1], noun=True):
+            start -= 1
+        mods = start
+        while mods > of.sent.start and doc[mods - 1].is_alpha and doc[mods - 1].is_lower \
+                and doc[mods - 1].pos_ in ("ADJ", "VERB", "ADV"):
+            mods -= 1
+        if start == of.i or mods == start or mods == of.sent.start or doc[mods - 1].lower_ not in _DETERMINERS:
+            continue
+        end = of.i + 1 + (doc[of.i + 1].lower_ == "the")
+        while end < of.sent.end and _capital_name_word(doc[end]):
+            end += 1
+        if end == of.i + 1 + (doc[of.i + 1].lower_ == "the") or not any(t.head.i == of.i for t in doc[of.i + 1:end]):
+            continue
+        if end < len(doc) and doc[end].lower_ in ("and", "or", "&"):
+            continue  # "the dominant Anglicanism of Britain and her colonies": maybe of several, no name
+        spans = {out[i] for i in range(mods, end) if i in out}
+        if any(s < mods or e > end for s, e, _ in spans):
+            continue  # a mention running past the name's ends: the words are no name of their own
+        label = next((lab for s, e, lab in sorted(spans) if s < of.i and lab and lab not in VALUE_LABELS), "")
+        for i in range(mods, end):
+            out.pop(i, None)
+        for i in range(start, end):
+            out[i] = (start, end, label)
+
+
+def _capital_name_word(tok: Any, noun: bool = False) -> bool:
+    """A capitalised proper noun (a noun too where ``noun``: the model tags "King" in "the last King of" a noun)."""
+    return tok.pos_ in (("PROPN", "NOUN") if noun else ("PROPN",)) and tok.is_alpha and tok.text[:1].isupper()
 
 
 def _kind_after_name(doc: Any, chunks: Any, out: dict[int, Span]) -> None:
