@@ -148,7 +148,8 @@ class SpacyExtractor:
     # v22: "later the Heron flying boat" and "the last surviving Kestrel biplane" are the Heron flying boat and the
     # Kestrel biplane (no words of a node that are no words of the name; "the first Iron Maiden album" keeps "first")
     # v23: "won the first Tour of Varnholm" won the Tour of Varnholm (a title-case "X of Y" after lower-case modifiers
-    # is the name; no "won · tour" and "mentions · Varnholm")
+    # is the name; no "won · tour" and "mentions · Varnholm"); "The Gull" in the passage "Gull roadster" is no short
+    # name of the title ("It had …" is the Gull's), and the title links it
     model_id = f"spacy-v23:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

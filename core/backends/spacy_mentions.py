@@ -404,6 +404,9 @@ class _Mentions:
         got = normalize_name(name).split()
         if not words or (label == "PERSON" and words[-1] in got):
             return bool(words)
+        raw = self.title.split(" (", 1)[0].split()
+        if len(raw) > 1 and all(w.isalpha() and w.islower() for w in raw[1:]):
+            return False  # "The Gull" in "Gull roadster" (no person's title): its own name, its node ("It had …" too)
         return len(words) > 1 and got in (words[:1], words[-1:])
 
 

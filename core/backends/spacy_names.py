@@ -36,6 +36,17 @@ class _Collected:
                 if _good_name(name):
                     self.named.append(name)
                     self.labels.setdefault(name, span[2])
+            elif not span[2] and all(t.pos_ == "PROPN" for t in piece.doc[span[0]:span[1]]) \
+                    and not piece.doc[span[0]].is_sent_start and self._title_prefix(piece.text_of(span)):
+                self.named.append(piece.text_of(span))  # "The Gull …" in "Gull roadster": "Gull roadster · mentions · Gull"
+
+    def _title_prefix(self, name: str) -> bool:
+        """Whether ``name`` is the capitalised words a title of a name and lower-case nouns starts with ("Gull" of
+        "Gull roadster"): the thing's own name, unlabelled by the small model (proper nouns not opening a sentence: no
+        "Currency …" of "Currency transaction report"), which the title links to."""
+        raw = (self.title or "").split(" (", 1)[0].split()
+        k = next((i for i, w in enumerate(raw) if not w[:1].isupper()), len(raw))
+        return 0 < k < len(raw) and all(w.isalpha() and w.islower() for w in raw[k:]) and name.split() == raw[:k]
 
     def aliases(self) -> dict[str, str]:
         """Short names that stand for a longer name of the same passage: ``{"Snow": "Hank Snow"}``.
