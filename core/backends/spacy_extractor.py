@@ -9,7 +9,8 @@ What it extracts from a passage ``"title\\ntext"`` (BubbleRAG §3.1 step 2; the 
 structure of HippoRAG §3):
 
 * **Nodes**: named entities (``doc.ents``) and noun chunks without their determiners, nor the adverbs and lower-case
-  modifiers before a name's phrase ("later the Heron flying boat", "the last surviving Kestrel biplane"); dates,
+  modifiers before a name's phrase ("later the Heron flying boat", "the last surviving Kestrel biplane", "the first
+  Tour of Varnholm"); dates,
   times and numbers are nodes too, but only as the object of a relation (never a subject, never
   linked from the title), so a year cannot become a hub that joins unrelated passages.
 * **Relations** from the dependency parse: subject–verb–object (``starred in``, active and passive
