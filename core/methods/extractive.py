@@ -192,12 +192,17 @@ def shown_sentence(sentence: str, name: str, title: str, title_is_person: bool) 
     return sentence
 
 
+#: A title's trailing disambiguation in parentheses ("Speed (1994 film)").
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
 def bracketed(sentence: str, name: str) -> str:
     """``sentence`` as the answer shows it when read with ``name`` for its leading pronoun: "She [Miriam Castellane]
     introduced the keepers' pension fund in 1879." (the sentence alone names no one)."""
     m = _pronoun(sentence)
     if not m or not name:
         return sentence
+    name = _DISAMBIGUATION.sub("", name) or name  # "It [Speed] stars …": a title's "(1994 film)" is no word of it
     possessive = m.group("p").lower() in ("his", "her", "its", "their")
     mark = ("’" if name.endswith("s") else "’s") if possessive else ""  # "Its [Bellcastle Holdings’] chairman"
     return f"{sentence[:m.end('p')]} [{name}{mark}]{sentence[m.end('p'):]}"

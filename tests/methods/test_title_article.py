@@ -32,3 +32,13 @@ def test_a_title_without_the_article_and_another_thing_keep_their_readings() -> 
     # a named thing that is not the title stays the thing the sentence before opens with
     assert _shown("Ferries of the Pellow", "The Brown Ox was a ferry. It worked the Pellow Reach crossing.") == [
         "", "Brown Ox"]
+
+
+def test_a_titles_disambiguation_is_no_word_of_the_bracket() -> None:
+    """The demo read "It [Speed (1994 film)] stars Keanu Reeves …": the title's "(1994 film)" tells passages apart,
+    the sentence names the film "Speed"."""
+    from core.methods.extractive import bracketed
+
+    assert bracketed("It stars Pell Audry.", "Glass Lantern (1962 film)") == "It [Glass Lantern] stars Pell Audry."
+    assert bracketed("Its keeper was Wynn Corsa.", "Glass Lanterns (band)") == "Its [Glass Lanterns’] keeper was Wynn Corsa."
+    assert bracketed("He sang.", "Oda (Marrin) Vell") == "He [Oda (Marrin) Vell] sang."  # not at the end: kept
