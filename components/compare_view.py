@@ -89,15 +89,16 @@ class Overlay:
     shared: int  #: nodes in more than one method's evidence
     #: nodes worth a canvas label, most important first: gold entities, those several methods reached, the hubs
     labels: tuple[int, ...] = ()
-    #: labels kept on the canvas even where their node is walled in (a leader line then): the gold entities and hubs
-    #: the methods share (:data:`KEPT_LABELS`)
+    #: labels kept on the canvas even where their node is walled in (a leader line then): the gold entities, then
+    #: the hubs several methods reached (:data:`KEPT_LABELS`)
     kept: tuple[int, ...] = ()
 
 
-#: How many shared gold entities and common hubs keep their label on the overlay whatever the crowding: an audit's
-#: projector showed Keanu Reeves and Laurence Fishburne, reached by every method, unlabelled (no clear spot beside
-#: a hub), while "Canadian" and "1999" had labels.
-KEPT_LABELS = 8
+#: How many gold entities and shared hubs keep their label on the overlay whatever the crowding: an audit's projector
+#: showed Keanu Reeves and Laurence Fishburne, reached by every method, unlabelled (no clear spot beside a hub), while
+#: "Canadian" and "1999" had labels; the next one, with those kept, "Speed (1994 film)" (6 methods) and the gold
+#: "Carrie-Anne Moss" (one method).
+KEPT_LABELS = 12
 
 
 def answer_nodes(graph: KnowledgeGraph, results: Mapping[str, MethodResult], *, top: int = 5) -> list[int]:
@@ -160,9 +161,11 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
             legend.append(LegendItem("every method", colors.COMMON))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
-    shared = sorted((v for v, ms in owners.items() if len(ms) > 1),
-                    key=lambda v: (v not in gold_nodes, -len(owners[v]), -int(graph.degree[v]), v))
-    kept = [v for v in shared if v in gold_nodes or (every and len(owners[v]) == len(per_method))][:KEPT_LABELS]
+    # the gold entities first (the most reached first), then the hubs several methods reached, best connected first
+    gold_kept = sorted((v for v in owners if v in gold_nodes), key=lambda v: (-len(owners[v]), -int(graph.degree[v]), v))
+    hubs = sorted((v for v, ms in owners.items() if len(ms) > 1 and v not in gold_nodes),
+                  key=lambda v: (-int(graph.degree[v]), -len(owners[v]), v))
+    kept = [*gold_kept, *hubs][:KEPT_LABELS]
     labels = [*(v for v in important if v in owners), *kept, *sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]

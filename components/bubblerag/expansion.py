@@ -76,6 +76,8 @@ def top_ceg_nodes(result: Any, replay: Any, step: int) -> list[int]:
 
 
 MIXED_ONLY = "in a mix only"  #: the legend's words for a group whose colour no node shows on its own at a frame
+#: ... and for one whose anchors other groups settled alone (each drawn in that group's colour)
+NO_NODE_NOW = "on no node now: other groups settled its anchors"
 
 
 def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str] | None = None,
@@ -85,15 +87,21 @@ def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str
     its first anchor shows ("The Matrix" had a yellow swatch and no yellow node: an audit), or left out when none of
     its anchors is drawn."""
     out = []
+    own = {bubble.group_color(g.gid) for g in result.groups.groups}
     for grp in result.groups.groups:
         colour, name = bubble.group_color(grp.gid), graph_view.short_label(grp.concept, 22)
         if drawn is None or colour in drawn:
             out.append(graph_view.LegendItem(name, colour))
             continue
-        mix = next((c for v, c in sorted((fills or {}).items())
-                    if grp.gid in (terminals or {}).get(v, ()) and c not in ("#ffffff", colors.UNVISITED)), None)
+        shown = [c for v, c in sorted((fills or {}).items())
+                 if grp.gid in (terminals or {}).get(v, ()) and c not in ("#ffffff", colors.UNVISITED)]
+        # a true mix only: an anchor another group settled alone shows that group's colour, and an audit read four
+        # legend rows in one pink ("main villain" and three groups "in a mix only" beside it)
+        mix = next((c for c in shown if c not in own), None)
         if mix is not None:
             out.append(graph_view.LegendItem(f"{name} ({MIXED_ONLY})", mix))
+        elif shown:  # its anchors drawn in other groups' colours: its own colour, said to be on no node now
+            out.append(graph_view.LegendItem(f"{name} ({NO_NODE_NOW})", colour))
     return tuple(out)
 
 

@@ -204,8 +204,9 @@ def test_the_overlay_keeps_the_labels_of_shared_gold_entities_and_common_hubs(lo
     a, b, c, d = (g.node(n) for n in ("Lothair II", "Lothair I", "Ermengarde of Tours", "Gisela"))
     ov = overlay(g, {"dense": [a, b, c, d], "ppr": [a, b, c], "sgrag": [a, b]}, ["dense", "ppr", "sgrag"],
                  gold_nodes={c, d})
-    assert ov.kept[0] == c  # a gold entity several methods reached, first
-    assert set(ov.kept) == {c, a, b}  # then the nodes every method reached; d (one method) is not kept
+    assert ov.kept[:2] == (c, d)  # the gold entities first, the most reached first (d: one method, still kept)
+    assert set(ov.kept[2:]) == {a, b}  # then the nodes several methods reached, best connected first
+    assert g.degree[ov.kept[2]] >= g.degree[ov.kept[3]]
     assert ov.labels[:len(ov.kept)] == ov.kept
-    assert KEPT_LABELS < 10  # a handful: kept labels bring leader lines
-    assert overlay(g, {"dense": [a, b]}, ["dense"]).kept == ()  # one method: nothing is shared
+    assert KEPT_LABELS <= 12  # a handful: kept labels bring leader lines
+    assert overlay(g, {"dense": [a, b]}, ["dense"]).kept == ()  # one method, no gold: nothing is kept

@@ -259,6 +259,12 @@ def test_the_replay_legend_names_only_the_group_colours_a_frame_draws() -> None:
     assert not [label for label in rows if label.startswith("x")]  # its anchor is drawn white (in the queue) only
     assert {item.color for item in legend[:2]} <= {blue, mix}  # each group swatch a colour the frame draws
     assert [item.label for item in expansion.replay_legend(result)][:3] == ["Keanu", "The Matrix", "x"]  # no frame
+    # an anchor another group settled alone shows that group's own colour, no mix: the group keeps its own swatch,
+    # said to be on no node (an audit read four legend rows in one pink)
+    legend = expansion.replay_legend(result, drawn={blue, "#ffffff"}, fills={1: blue, 2: blue},
+                                     terminals={1: [0], 2: [1]})
+    rows = {item.label: item.color for item in legend}
+    assert rows[f"The Matrix ({expansion.NO_NODE_NOW})"] == yellow and list(rows.values()).count(blue) == 1
 
 
 def test_side_parts_get_their_own_boxes_and_no_node_hides_another() -> None:
