@@ -116,7 +116,7 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
     ...       QueryNode("q3", "UNK", "The main villain")]
     >>> sgrag_lines(ns, [("q1", "q3"), ("q2", "q3")], [{"q1": "Keanu Reeves", "q2": "Hugo Weaving",
     ...             "q3": "Agent Smith"}], "Agent Smith", ["Hugo Weaving"])[1]
-    'The answer “Agent Smith” is what UNK q3 (the main villain) became in the rank-1 matched subgraph (of 1); there UNK q2 (the movie) became “Hugo Weaving”.'
+    'The answer “Agent Smith” is what UNK q3 (the main villain) became in the rank-1 matched subgraph (of 1); there UNK q2 (the movie) became “Hugo Weaving”. It is not the gold answer, “Hugo Weaving”.'
     """
     by_id = {n.id: n for n in nodes}
     out = []
@@ -167,7 +167,8 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                            f"“{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "") + ".")
             else:
                 out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
-                           f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + ".")
+                           f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + "."
+                           + wrong_by(answer, gold_answers))
         gold = next(((i, q, sg[q]) for i, sg in enumerate(subgraphs) for q in unks if q in sg
                      and any(_same(sg[q], g) for g in gold_answers if _norm(g))), None)
         g0 = str(gold_answers[0]) if gold_answers else ""
@@ -184,6 +185,15 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                        + (f" — the model read the answer from the other UNK, {by_id[hit[1]].name}." if same and hit
                           else "."))
     return out
+
+
+def wrong_by(answer: str, gold_answers: Sequence[str]) -> str:
+    """" It is not the gold answer, “Hugo Weaving”." after a wrong answer's line ("" when it is right, or no gold):
+    the tour's SG-RAG step said what the movie's UNK became and left "Agent Smith" standing as an answer (an audit)."""
+    if not gold_answers or not _norm(str(gold_answers[0])):
+        return ""
+    m = match_answer(answer, gold_answers)
+    return "" if m is not None and m.kind in RIGHT else f" It is not the gold answer, “{gold_answers[0]}”."
 
 
 def _head_noun(node: QueryNode) -> str:

@@ -394,6 +394,9 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
     assert lines[0].endswith("to UNK q4 (the director). The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the "
                              "film): the two UNKs are swapped. So each of the two is matched where the other belongs.")
     assert "Every path" not in lines[0]
+    # the answer line says a wrong answer is not the gold one (an audit's class was left with "Agent Smith" standing)
+    wrong = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Glass Harbour"], question=question)[1]
+    assert wrong.endswith("It is not the gold answer, “Glass Harbour”.") and "not the gold" not in lines[1]
     wired = [("q1", "q3"), ("q2", "q3"), ("q4", "q3")]
     assert not any("swapped" in x for x in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question))
     assert not any("swapped" in x for x in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"]))  # no question
