@@ -108,9 +108,18 @@ def _follow_workspace() -> None:
     own back (:func:`publish`)."""
     qp = st.query_params
     rec = st.session_state.get(S.ACTIVE)
-    if WORKSPACE not in qp or rec is None or st.session_state.get(APPLIED) != _link():
+    if rec is None or st.session_state.get(S.PENDING_WORKSPACE):
         return
-    if qp.get(WORKSPACE) != rec.info.name and not st.session_state.get(S.PENDING_WORKSPACE):
+    if WORKSPACE not in qp:
+        # another workspace than a new session opens: in the URL, so a reload or a bookmark keeps it (an audit built
+        # its own, opened the Benchmark page anew and benchmarked the demo, told only by the sidebar)
+        if rec.info.name != S.DEFAULT_WORKSPACE and st.session_state.get(APPLIED, _link()) == _link():
+            qp[WORKSPACE] = rec.info.name
+            st.session_state[APPLIED] = _link()
+        return
+    if st.session_state.get(APPLIED) != _link():
+        return
+    if qp.get(WORKSPACE) != rec.info.name:
         qp[WORKSPACE] = rec.info.name
         for k in (QUESTION, METHOD):
             if k in qp:

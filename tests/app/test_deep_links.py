@@ -100,3 +100,15 @@ def test_a_reload_keeps_the_ranking_pages_preset_alpha_and_n(home: Path) -> None
     bad = _open("pages/bubble_ranking.py", workspace="demo", preset="XOR", alpha="1e9", n="many")
     assert S.BUBBLE_PRESET not in bad.session_state or not bad.session_state[S.BUBBLE_PRESET]
     assert "alpha" not in bad.query_params and "n" not in bad.query_params and "preset" not in bad.query_params
+
+
+def test_a_page_without_a_question_puts_a_workspace_other_than_the_default_in_the_url(home: Path) -> None:
+    """An audit built its own workspace, opened the Benchmark page anew and was on the demo, told only by the
+    sidebar: a workspace other than the one a new session opens rides in the URL, so a reload keeps it."""
+    at = _open("pages/benchmark.py")
+    assert "workspace" not in at.query_params  # the default: a new session opens it anyway
+    at.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("musique").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["workspace"] == "musique"
+    again = _open("pages/benchmark.py", workspace="musique")  # the reload: a new session with that URL
+    assert again.session_state[S.widget_key(S.WORKSPACE)] == "musique"
