@@ -151,9 +151,30 @@ def _llm_part(act: Active) -> str:
 def _default_run(act: Active, budget: str = "own") -> str:
     """The run name a run of these backends starts on: workspace, embedder, the LLM that answers (and a budget not
     its own)."""
-    tail = "" if budget == "own" else f"-{budget}"  # a run under another budget never resumes this one's
+    # a run under another budget never resumes this one's; "budget-" says what the word is (an audit read
+    # "…-none-bubblerag", a run of all eight methods, as a run of BubbleRAG alone)
+    tail = "" if budget == "own" else f"-budget-{budget}"
     return latest_of(clean_filename(f"{act.workspace.name}-{act.embedder_name}-{_llm_part(act)}{tail}",
                                     default="run")[:MAX_NAME_CHARS])
+
+
+def past_stale(act: Active, name: str) -> tuple[str, tuple[str, str] | None]:
+    """``name``, or the next name of its series when the run ``name`` exists and the workspace changed since it
+    (``(name, what changed)`` beside it): the box showed the old run's name until Run said it had started a new
+    one (an audit). A run that cannot be read, or of another workspace, leaves ``name`` as it is."""
+    from core.eval.bench_files import RUN
+
+    folder = runs_root() / name
+    if not (folder / RESULTS).is_file():
+        return name, None
+    try:
+        settings = json.loads((folder / RUN).read_text(encoding="utf-8")).get("settings") or {}
+        if str(settings.get("workspace") or "") != act.workspace.name:
+            return name, None
+        changed = report_change(settings, act.workspace, act.graph)
+    except (EgxError, OSError, ValueError, AttributeError):
+        return name, None
+    return (_fresh_name(name), (name, changed)) if changed else (name, None)
 
 
 def latest_of(name: str) -> str:
@@ -461,16 +482,20 @@ def run_panel(act: Active) -> None:
     # a run name belongs to its workspace: another workspace starts on its own default (a run of the demo is no
     # place for MuSiQue's results), and the default follows the backends until the user types a name
     S.follow_workspace(ws.name, S.BENCH_OUT)
-    S.follow_default(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"))
+    default_name, stale = past_stale(act, _default_run(act, budget.name if budget else "own"))
+    S.follow_default(S.BENCH_OUT, default_name)
     moved = st.session_state.get(S.BENCH_MOVED)
     if moved and moved.get("apply"):  # Run on an out-of-date run: the box takes the new run's name (_moved_on)
         S.set_value(S.BENCH_OUT, moved["fresh"])
         moved["apply"] = False
-    okey = S.bind(S.BENCH_OUT, _default_run(act, budget.name if budget else "own"), scope="bench")
+    okey = S.bind(S.BENCH_OUT, default_name, scope="bench")
     run_name = S.keep(S.BENCH_OUT, c2.text_input(
         "Run name", key=okey, max_chars=MAX_NAME_CHARS,
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
+    if stale and run_name == default_name:
+        st.caption(f"A new run: “{md_escape(stale[0])}” is out of date ({md_escape(stale[1])}), so this one is "
+                   "saved beside it, the old one kept.")
     llm_words = (f"no LLM (the {act.llm_name} LLM holds no run of this workspace)"
                  if _llm_part(act) == NO_LLM_NAME else f"{act.llm_name} LLM")
     st.caption(f"Backends: {act.embedder_name} embedder, {llm_words}, {act.reranker_name} reranker "

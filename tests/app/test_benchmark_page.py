@@ -525,3 +525,22 @@ def test_a_new_session_opens_the_workspaces_latest_report(home):
     assert not fresh.exception, [e.value for e in fresh.exception]
     assert any(plain(h.value) == "Report: mine" for h in fresh.subheader), [h.value for h in fresh.subheader]
     assert any("The latest run of “demo” is open below" in plain(c.value) for c in fresh.caption)
+
+
+def test_the_run_name_box_shows_the_new_runs_name_before_run_when_the_default_run_is_out_of_date(home):
+    """The box kept the old run's name until Run said it had started "…-2" (an audit): the default name moves on
+    to the series' next name as soon as its run is out of date, and the page says why."""
+    import json
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1).run()
+    default = at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value
+    _rerun_same_name(at)
+    run_json = home / "runs" / default / "run.json"
+    run = json.loads(run_json.read_text())
+    run["settings"]["content"].update(content_hash="0123456789abcdef", passages=20)  # as if documents came since
+    run_json.write_text(json.dumps(run))
+    fresh = run_page(PAGE)  # a new session: the default is the latest of the series, out of date
+    assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{default}-2"
+    assert any(f"A new run: “{default}” is out of date (" in plain(c.value) for c in fresh.caption)

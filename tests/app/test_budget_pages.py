@@ -50,7 +50,7 @@ def test_benchmark_page_runs_under_a_budget_and_shows_what_was_handed(home, monk
     at.selectbox(key=S.widget_key(S.BENCH_BUDGET, "bench")).set_value("custom").run()
     at.text_input(key=S.widget_key(S.BENCH_BUDGET_CUSTOM, "bench")).set_value("3,300tok").run()
     name = at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value
-    assert name == "demo-hashing-none-3-300tok"  # its own run name: never resumed under another budget
+    assert name == "demo-hashing-none-budget-3-300tok"  # its own run name: never resumed under another budget
     at.button(key=S.BENCH_RUN).click().run()
     assert not at.exception, [e.value for e in at.exception]
     out = home / "runs" / name
@@ -70,7 +70,7 @@ def test_benchmark_page_runs_under_a_budget_and_shows_what_was_handed(home, monk
 def test_benchmark_page_starts_at_the_like_for_like_budget(home):
     at = run_page("pages/benchmark.py")
     assert at.selectbox(key=S.widget_key(S.BENCH_BUDGET, "bench")).value == "bubblerag"
-    assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == "demo-hashing-none-bubblerag"
+    assert at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == "demo-hashing-none-budget-bubblerag"
     at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense", "ppr"])
     at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2).run()
     at.button(key=S.BENCH_RUN).click().run()
