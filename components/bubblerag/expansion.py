@@ -76,8 +76,9 @@ def top_ceg_nodes(result: Any, replay: Any, step: int) -> list[int]:
 
 
 MIXED_ONLY = "in a mix only"  #: the legend's words for a group whose colour no node shows on its own at a frame
-#: ... and for one whose anchors other groups settled alone (each drawn in that group's colour)
-NO_NODE_NOW = "on no node now: other groups settled its anchors"
+#: ... and for one whose anchors other groups settled alone (each drawn in that group's colour); short: a legend row
+#: per group, and three such rows at full length pushed the drawing down by two rows
+NO_NODE_NOW = "no node of its own now"
 
 
 def group_items(result: Any, drawn: set[str] | None = None, fills: dict[int, str] | None = None,
