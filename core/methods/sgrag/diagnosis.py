@@ -9,16 +9,19 @@ gold passage outside the top ``cut`` chunks, with ``E_c`` the nodes that come fr
 ``not_connected``  every entity was anchored but no exact subgraph matched the query graph, so the 1-hop
                    fallback was used (or the exact subgraphs avoid ``E_c``); the evidence names the
                    query paths whose candidate lists were empty and the completion candidates.
-``ranked_out``     the passage was retrieved below the cut (or matched subgraphs exist but were capped).
+``ranked_out``     the passage was retrieved below the cut (or matched subgraphs exist but were capped); one
+                   never retrieved though a match reaches its entities gets the reason (:func:`never_appeared`).
 ``answer_wrong``   all gold retrieved, the (LLM) answer is wrong (:func:`core.methods.diagnoser.finish`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from core.graph.model import passage_label
 from core.methods.base import Diagnosis, Gold, StageDecl
-from core.methods.diagnoser import diagnoser, missing_from_graph
+from core.methods.diagnoser import diagnoser, finish, missing_from_graph
 from core.methods.sgrag.baselines import RETRIEVALS
 
 if TYPE_CHECKING:
@@ -87,4 +90,61 @@ def diagnose(result: SGRAGResult, workspace: Workspace, gold: Gold, lost: list[s
             return Diagnosis(method, "not_connected",
                              f"{result.assembly.found} exact subgraph(s) matched, but none passes through the gold "
                              f"passage {cid}.", {**ev, "gold": cid}, ranks)
-    return None
+    why, info = never_appeared(result, graph, [c for c in lost if ranks.get(c) is None])
+    if not why:
+        return None
+    d = finish(method, result, gold, ranks, cut=cut, evidence={**ev, "never_appeared": info})
+    return replace(d, summary=f"{d.summary} {why}")
+
+
+def _titles(titles: list[str]) -> str:
+    q = [f"“{t}”" for t in titles]
+    return q[0] if len(q) == 1 else ", ".join(q[:-1]) + " and " + q[-1]
+
+
+def never_appeared(result: SGRAGResult, graph: Any, absent: list[str]) -> tuple[str, dict[str, Any]]:
+    """Why gold passages ``absent`` (never retrieved) never appeared although a matched subgraph passes through an
+    entity of theirs, in one sentence naming passages by title, and its evidence (chunk id → entities, the query
+    nodes bound to them, the passages whose triples reached them). SG-RAG's passages are the provenance of the
+    matched subgraphs' edges (§4.4, Alg. 8; :func:`core.methods.sgrag.pipeline._ranked_chunks`): a match that binds
+    an entity of the passage (an audit's q5: the asked-for ``UNK`` → Anton Mehlberg) through triples of other
+    passages retrieves those, not it; a matched triple of its own is lost only to ``max_chunks``. ``("", {})``
+    when no such passage is left (an audit read "1 never appeared" with no reason)."""
+    subgraphs = result.assembly.subgraphs
+    qg = result.query_graph
+    cap = result.config.max_chunks
+    clauses: list[str] = []
+    info: dict[str, Any] = {}
+    for cid in absent:
+        if cid not in graph.chunk_index:
+            continue
+        ents = [v for v in graph.chunk_entities(cid) if any(v == u for s in subgraphs for _, u in s.mapping)]
+        if not ents:
+            continue
+        title = passage_label(graph, cid)
+        own = [e for s in subgraphs for e in s.edges if cid in graph.edge_chunks[e]]
+        if own:  # a matched triple of its own: only the chunk cap can have dropped it
+            clauses.append(f"a match holds its triple “{graph.edge_text(own[0])}”, but the max_chunks = {cap} "
+                           f"passages were filled by better-scored subgraphs first" if len(result.ranked_chunks) >= cap
+                           else f"a match holds its triple “{graph.edge_text(own[0])}”")
+            info[cid] = {"title": title, "own_edges": sorted(set(own)), "max_chunks": cap}
+            continue
+        through = [s for s in subgraphs if any(u in ents for _, u in s.mapping)]
+        roles = sorted({q for s in through for q, u in s.mapping if u in ents}, key=qg.ids.index)
+        said = [qg.node(q).description or "UNK" if qg.node(q).unknown else f"the query's “{qg.node(q).label}”"
+                for q in roles]
+        via = {c for s in through for e in s.edges if {int(graph.edge_head[e]), int(graph.edge_tail[e])} & set(ents)
+               for c in graph.edge_chunks[e] if c != cid}
+        others = sorted({passage_label(graph, c) for c in via})
+        names = ", ".join(graph.node_names[v] for v in ents[:3]) + (f" and {len(ents) - 3} more" if len(ents) > 3 else "")
+        n = len(subgraphs)
+        clauses.append(f"{len(through)} of the {n} matched subgraph{'s' if n != 1 else ''} reach{'es' if len(through) == 1 else ''} "
+                       f"its entit{'y' if len(ents) == 1 else 'ies'} {names} (as {' / '.join(dict.fromkeys(said))}) "
+                       + (f"only through triples of {_titles(others)}" if others else "through no triple of it"))
+        info[cid] = {"title": title, "entities": [graph.node_names[v] for v in ents], "bound_to": roles,
+                     "through": others}
+    if not clauses:
+        return "", {}
+    names = _titles([info[c]["title"] for c in info])
+    return (f"{names} never appeared because SG-RAG retrieves only the passages of matched triples: "
+            + "; ".join(f"“{info[c]['title']}”: {w}" if len(info) > 1 else w for c, w in zip(info, clauses)) + "."), info
