@@ -138,9 +138,13 @@ def never_appeared(result: SGRAGResult, graph: Any, absent: list[str]) -> tuple[
         others = sorted({passage_label(graph, c) for c in via})
         names = ", ".join(graph.node_names[v] for v in ents[:3]) + (f" and {len(ents) - 3} more" if len(ents) > 3 else "")
         n = len(subgraphs)
-        clauses.append(f"{len(through)} of the {n} matched subgraph{'s' if n != 1 else ''} reach{'es' if len(through) == 1 else ''} "
+        which = "the one matched subgraph" if n == 1 else f"{len(through)} of the {n} matched subgraphs"
+        # an end of the query graph (an UNK with one query edge): the chain it asks for stops at the passage's entity
+        end = all(qg.node(q).unknown and qg.degree(q) == 1 for q in roles)
+        clauses.append(f"{which} reach{'es' if len(through) == 1 else ''} "
                        f"its entit{'y' if len(ents) == 1 else 'ies'} {names} (as {' / '.join(dict.fromkeys(said))}) "
-                       + (f"only through triples of {_titles(others)}" if others else "through no triple of it"))
+                       + (f"only through triples of {_titles(others)}" if others else "through no triple of it")
+                       + (", where the query graph ends" if end else ""))
         info[cid] = {"title": title, "entities": [graph.node_names[v] for v in ents], "bound_to": roles,
                      "through": others}
     if not clauses:

@@ -47,9 +47,9 @@ def test_a_passage_reached_through_other_passages_triples_says_why_it_never_appe
     d = diagnose(_result(ws), ws, Gold("q5", ("p1", "p2", "p3"), ("Lautmar",)), cut=15)
     assert d.stage == "ranked_out", d  # the verdict is unchanged; its words say why
     assert "1 never appeared" in d.summary, d.summary
-    assert ("“Anton Mehl” never appeared because SG-RAG retrieves only the passages of matched triples: 1 of the 1 "
+    assert ("“Anton Mehl” never appeared because SG-RAG retrieves only the passages of matched triples: the one "
             "matched subgraph reaches its entity Anton Mehl (as the asked-for entity) only through triples of "
-            "“Quessel School”.") in d.summary, d.summary
+            "“Quessel School”, where the query graph ends.") in d.summary, d.summary
     assert d.evidence["never_appeared"]["p3"]["bound_to"] == ["q0"]
     assert d.evidence["never_appeared"]["p3"]["through"] == ["Quessel School"]
 
