@@ -237,12 +237,21 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
                 rf"\s+{_BE}\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?{re.escape(noun)}s?\b", s[start + len(n):], re.I)]
         if not found and said is not None:
             at = [(m.start(), m.end()) for m in said.finditer(s)]
-            found = [n for start, n in names for v, a in at[:1] if 0 < start - a and len(s[a:start].split()) <= 6
+            # six words at most from the verb to the name, or for an agent to its "by" ("founded in Lautmar in 1912
+            # by the farmer Edda Rune": the role noun belongs to the agent)
+            found = [n for start, n in names for v, a in at[:1] if 0 < start - a
+                     and len(s[a:_agent_at(as_agent, s, start) if agent else start].split()) <= 6
                      and (not agent or (as_agent.search(s[:start]) and _subject_of(x, v, s, names)))]
         for n in found:
             if not _has(normalize_name(query), n):
                 return n, s
     return "", ""
+
+
+def _agent_at(as_agent: re.Pattern[str], s: str, start: int) -> int:
+    """Where the agent phrase ("by the farmer ") before the name at ``start`` of ``s`` opens; ``start`` if none."""
+    m = as_agent.search(s[:start])
+    return m.start() if m else start
 
 
 #: Adjectives that place a role in time, not pick one of X's: "the former apprentice of X" is the one who "had trained
