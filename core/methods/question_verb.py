@@ -47,6 +47,14 @@ def _stem(word: str) -> str:
     return (w[:-1] + "i" if len(w) > 3 and w.endswith("y") and w[-2] not in "aeiou" else w)[:5]
 
 
+def _do_verb(doc: object, word: str) -> bool:
+    """Whether the question ``doc`` ends on ``word`` after "did/does/do": the bare verb of do-support whatever spaCy's
+    tag ("When did the founder of the Northern Grain Cooperative die?" tags "die" a noun, as in "a die")."""
+    toks = [t for t in doc if not t.is_punct]  # type: ignore[attr-defined]
+    return (len(toks) > 2 and toks[-1].text == word and word.isalpha() and word.islower()
+            and any(t.lower_ in ("did", "does", "do") and t.pos_ == "AUX" for t in toks[:-2]))
+
+
 def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:
     """The verb ``query`` ends on and the other verbs it uses (those of its descriptions), stems of 5 letters; ("", ())
     when it does not end on a verb or spaCy is not there.
@@ -60,11 +68,12 @@ def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:
         return "", ()
     doc = nlp(query.strip())
     verbs = [t for t in doc if t.pos_ == "VERB"]
-    if not verbs or verbs[-1].text != m.group(1):
+    do_verb = _do_verb(doc, m.group(1)) and (not verbs or verbs[-1].text != m.group(1))
+    if not do_verb and (not verbs or verbs[-1].text != m.group(1)):
         return "", ()
-    last = _stem(verbs[-1].text)
+    last = _stem(m.group(1))
     # a description's verb is a past form ("founded by", "that bought"); "rigging" in "the rigging teacher of X" is none
-    return last, tuple(dict.fromkeys(_stem(t.text) for t in verbs[:-1]
+    return last, tuple(dict.fromkeys(_stem(t.text) for t in (verbs if do_verb else verbs[:-1])
                                      if t.tag_ in ("VBN", "VBD") and _stem(t.text) != last))
 
 
@@ -91,7 +100,10 @@ def asked_verb(query: str) -> str:
     nlp = _spacy()
     if m is None or nlp is None:
         return ""
-    verbs = [t for t in nlp(query.strip()) if t.pos_ in ("VERB", "AUX")]
+    doc = nlp(query.strip())
+    if _do_verb(doc, m.group(1)):
+        return _stem(m.group(1))
+    verbs = [t for t in doc if t.pos_ in ("VERB", "AUX")]
     return _stem(verbs[-1].text) if verbs and verbs[-1].text == m.group(1) and verbs[-1].pos_ == "VERB" else ""
 
 
