@@ -51,8 +51,10 @@ def _do_verb(doc: object, word: str) -> bool:
     """Whether the question ``doc`` ends on ``word`` after "did/does/do": the bare verb of do-support whatever spaCy's
     tag ("When did the founder of the Northern Grain Cooperative die?" tags "die" a noun, as in "a die")."""
     toks = [t for t in doc if not t.is_punct]  # type: ignore[attr-defined]
-    return (len(toks) > 2 and toks[-1].text == word and word.isalpha() and word.islower()
-            and any(t.lower_ in ("did", "does", "do") and t.pos_ == "AUX" for t in toks[:-2]))
+    if len(toks) < 3 or toks[-1].text != word or not word.isalpha() or not word.islower() or toks[-1].pos_ != "NOUN":
+        return False  # "… did he later become chief pilot of?" ends on a preposition; a verb tagged so is read as usual
+    do = [i for i, t in enumerate(toks[:-2]) if t.lower_ in ("did", "does", "do") and t.pos_ == "AUX"]
+    return bool(do) and not any(t.pos_ in ("VERB", "AUX") for t in toks[do[-1] + 1:-1])
 
 
 def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:

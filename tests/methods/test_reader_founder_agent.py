@@ -41,6 +41,8 @@ def test_the_word_after_did_is_the_asked_verb_whatever_its_tag() -> None:
         assert asked_verb(q) in ("die", "retir"), q
         assert question_verbs(q)[0] in ("die", "retir"), q
     assert asked_verb("Who owned the die?") == ""  # no do-support: a noun stays a noun
+    # the question's verb is "become", not the preposition it ends on
+    assert asked_verb("Who won the Vell Cup, and which airline did he later become chief pilot of?") != "of"
 
 
 def test_the_death_sentence_answers_when_the_founder_died() -> None:
