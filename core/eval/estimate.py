@@ -84,7 +84,7 @@ class Estimate:
         (``benchmarks/estimate_under_load.py``)."""
         if load is None or cores < 1 or load <= cores:
             return self
-        then = [x for x in (*(self.loads.get(m) for m in self.methods), self.overhead_load)]
+        then = [*(self.loads.get(m) for m in self.methods), self.overhead_load]
         known = [x for x in then if x is not None]
         was = max(known) if known and None not in then else 0.0
         if load - was < BUSIER_BY:

@@ -59,7 +59,7 @@ class PhaseClock:
     """Wall-clock phases of one run: :meth:`lap` ends the current phase under a name; :meth:`figures` adds the
     methods' own seconds and splits the pairs' wall time into methods and the time between them, and says how busy
     the machine was while the pairs ran (the 1-minute load at their start and end, :data:`LOAD_AT`): a later run's
-    estimate scales the seconds by how much busier the machine is then (:meth:`core.eval.estimate.Estimate.under_load`)."""
+    estimate says when the machine is busier then (:meth:`core.eval.estimate.Estimate.under_load`)."""
 
     def __init__(self, started: float | None = None, *, clock: Any = time.time,
                  load: Any = machine_load) -> None:
