@@ -139,12 +139,11 @@ def cost_sem_sum(r: Any, node_cost: Any, names: Any) -> str:
     if not nodes or len(costs) != len(nodes):
         return ""
     costs.sort(key=lambda nc: nc[1])
-    shown = costs if len(costs) <= COST_TERMS else [*costs[:COST_TERMS // 2], *costs[-(COST_TERMS // 2):]]
-    terms = " + ".join(f"{n} {c:.3f}" for n, c in shown)
-    if len(shown) < len(costs):
+    said = [f"{n} {c:.3f}" for n, c in costs]
+    if len(said) > COST_TERMS:  # the cheapest and the costliest, the rest counted
         half = COST_TERMS // 2
-        terms = (" + ".join(f"{n} {c:.3f}" for n, c in shown[:half]) + f" + … ({len(costs) - len(shown)} more) + "
-                 + " + ".join(f"{n} {c:.3f}" for n, c in shown[half:]))
+        said = [*said[:half], f"… ({len(said) - 2 * half} more)", *said[-half:]]
+    terms = " + ".join(said)
     return (f"Cost_sem {r.cost_sem:.3f} is the mean of its {len(costs)} nodes' costs 1 − cos(question, node): "
             f"({terms}) / {len(costs)}.")
 
