@@ -45,10 +45,12 @@ def create_question_ui(act: Active, result) -> None:
     else:
         st.caption(f"Dense pre-retrieval fetched the top {len(result.pre.chunk_ids)} passages (§3.2): they suggest "
                    "latent keywords and justify schema relaxations below.")
-    rows = [{"passage": g.chunk(c).title if c in g.chunk_index else c, "chunk id": c, "similarity": round(s, 3)}
-            for c, s in zip(result.pre.chunk_ids, result.pre.scores)]
+    # a static table (its cells Markdown: escaped), drawn with the page: the tour's first step showed the grid's empty
+    # grey box for ~2 s while the browser loaded the grid (an audit); these tables hold a handful of rows
+    rows = [{"passage": md_escape(g.chunk(c).title if c in g.chunk_index else c), "chunk id": md_escape(c),
+             "similarity": f"{s:.3f}"} for c, s in zip(result.pre.chunk_ids, result.pre.scores)]
     if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.table(pd.DataFrame(rows), hide_index=True, border="horizontal")
     bubble.fallback_notes(result, ("preretrieval",))
     replay_time.stage_time_captions(act.llm, result.trace, ("preretrieval",))
 
@@ -61,9 +63,9 @@ def create_keywords_ui(act: Active, result) -> None:
                                                                                    "the query-text heuristic (no LLM)")
     st.caption(f"Extracted by {by}: explicit keywords appear in the question; implicit ones are inferred from the "
                "passages (Example 3: the entity the question only describes).")
-    rows = [{"keyword": k.text, "kind": "explicit" if k.kind == "explicit" else "inferred (implicit)",
+    rows = [{"keyword": md_escape(k.text), "kind": "explicit" if k.kind == "explicit" else "inferred (implicit)",
              "entity-like": "✓" if k.entity else ""} for k in kws.items]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.table(pd.DataFrame(rows, columns=["keyword", "kind", "entity-like"]), hide_index=True, border="horizontal")
     bubble.fallback_notes(result, ("keywords",))
     replay_time.stage_time_captions(act.llm, result.trace, ("keywords",))
 
@@ -74,9 +76,10 @@ def create_specialization_ui(act: Active, result) -> None:
     what = specialization_what(spec.terms, result.trace.steps)
     st.caption("Under-specified keywords are rewritten into query-conditioned search terms (Example 4: a vague "
                f"keyword is bound to the question's entity, so it searches for that entity's, not any); {what}.")
-    rows = [{"keyword (before)": t.keyword, "search term (after)": t.search, "changed": "✓" if t.specialized else "",
-             "kind": t.kind} for t in spec.terms]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    rows = [{"keyword (before)": md_escape(t.keyword), "search term (after)": md_escape(t.search),
+             "changed": "✓" if t.specialized else "", "kind": t.kind} for t in spec.terms]
+    st.table(pd.DataFrame(rows, columns=["keyword (before)", "search term (after)", "changed", "kind"]),
+             hide_index=True, border="horizontal")
     bubble.fallback_notes(result, ("specialization",))
     replay_time.stage_time_captions(act.llm, result.trace, ("specialization",))
 
