@@ -12,6 +12,13 @@ and it measures the rate up to the last move, counting the time since down, with
 everything measured (a rate measured up to *now* grew while spaCy loaded: "about 2 min 24 s left", 1.4 s before
 the end).
 
+Where the recent moves are markedly slower than the whole measured stretch (the last :data:`RECENT_SHARE` of it, at
+least :data:`ETA_MIN_SECONDS` and :data:`ETA_MIN_MOVES` moves, slower by :data:`SLOWDOWN` or more), the recent rate
+speaks: the machine grew busier, or the bar's later part costs more per percent than its earlier. An audit's
+background sample build, with its own build started beside it, counted down from "about 50 s left" at 51 % and then
+added time back, 2–2.5× too low, because the rate of the idle first half still spoke. Never the other way: a recent
+speed-up does not shorten the estimate (a time left that grows back is what users distrust).
+
 A job that was estimated before it started (a benchmark: each method's seconds from earlier runs) hands the meter
 that estimate (:meth:`RateMeter.expect`); the time left is then the estimate's remainder (from half its time on,
 never less than its share of the work left) and the measured rate's, weighted by the fraction done: early the estimate speaks (the first question's runs load every method's models, and
@@ -31,6 +38,11 @@ ETA_STALL_FACTOR = 10.0
 #: From this share of a job's own estimate gone on, the time left is at least that estimate's share of the work left
 #: (:meth:`RateMeter.seconds_left`).
 ESTIMATE_BEHIND = 0.5
+#: The recent stretch of the measured progress (a share of its time) whose rate replaces the whole stretch's when it
+#: is slower by a factor of at least :data:`SLOWDOWN` (module docstring). Ordinary step-to-step spread (one step
+#: 2.5× its neighbours) stays under it once a few steps are in the stretch.
+RECENT_SHARE = 1 / 3
+SLOWDOWN = 1.25
 
 
 class RateMeter:
@@ -45,6 +57,7 @@ class RateMeter:
         self._expected_end: float | None = None  # when the job's own estimate said it would end
         self._expected_seconds = 0.0  # what that estimate said the whole job takes
         self._expected_from = 0.0  # when it was given
+        self._moves_at: list[tuple[float, float]] = []  # (time, fraction) of each move since _rate_from
 
     def expect(self, now: float, seconds: float) -> None:
         """The job was estimated to take ``seconds`` from ``now`` (module docstring); a non-positive or unknown
@@ -66,10 +79,11 @@ class RateMeter:
             self._last_move = now
             if self._moves == 1:
                 self._first_move = (now, f)
+            self._moves_at.append((now, f))
         self._fraction = max(f, self._fraction or 0.0)
         if self._rate_from is None or self._fraction == self._rate_from[1]:
             # measured from the last report before the fraction first moved
-            self._moves, self._first_move = 0, None
+            self._moves, self._first_move, self._moves_at = 0, None, []
             self._rate_from = (now, self._fraction)
         return self._fraction
 
@@ -102,4 +116,24 @@ class RateMeter:
         span, paused = last - t0, now - last
         if span < ETA_MIN_SECONDS or f - f0 < ETA_MIN_FRACTION or self._moves < ETA_MIN_MOVES or paused > span:
             return None
-        return max(span * (1.0 - f) / (f - f0) - paused, 0.0)
+        per_fraction = span / (f - f0)
+        recent = self._recent_seconds_per_fraction(t0, span)
+        if recent is not None and recent >= SLOWDOWN * per_fraction:
+            per_fraction = recent
+        return max(per_fraction * (1.0 - f) - paused, 0.0)
+
+    def _recent_seconds_per_fraction(self, t0: float, span: float) -> float | None:
+        """Seconds per unit of fraction over the last :data:`RECENT_SHARE` of the measured stretch (from the last
+        move at or before its start), or None when that stretch is too short to say (module docstring)."""
+        f, last = self._fraction, self._last_move
+        if f is None or last is None:
+            return None
+        start = last - RECENT_SHARE * span
+        before = [(t, x) for t, x in self._moves_at if t0 <= t <= start]
+        if not before:
+            return None
+        tw, fw = before[-1]
+        moves = sum(1 for t, _ in self._moves_at if t > tw)
+        if last - tw < ETA_MIN_SECONDS or moves < ETA_MIN_MOVES or f - fw <= 0:
+            return None
+        return (last - tw) / (f - fw)

@@ -503,3 +503,37 @@ def test_a_job_slower_than_its_estimate_is_not_given_less_than_the_estimates_sha
         eta = job.status().eta
         assert eta is not None and eta >= 24.0 * (1.0 - f) * 0.95, (t, f, eta)
     assert job.status().eta > 24.0 - 14.0 + 5.0  # the old reading: the estimate's end less the time gone
+
+
+def _steady_then(job: Job, now: list[float], later_step: float) -> float:
+    """20 moves of 0.02 a second (to 40 %), then 6 moves of 0.02 each ``later_step`` seconds; the true seconds left
+    at that pace."""
+    job.report("embedding", 0.0)
+    for _ in range(20):
+        now[0] += 1.0
+        job.report(fraction=job.status().fraction + 0.02)
+    for _ in range(6):
+        now[0] += later_step
+        job.report(fraction=job.status().fraction + 0.02)
+    return (1.0 - job.status().fraction) / 0.02 * later_step
+
+
+def test_a_slowdown_half_way_shows_in_the_time_left() -> None:
+    """An audit's background sample build read "about 50 s left" at 51 % and took about 150 s more: the build the
+    auditor started beside it slowed it down, and the rate of the idle first half still spoke."""
+    now = [0.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    truth = _steady_then(job, now, later_step=2.5)
+    eta = job.status().eta
+    assert eta is not None and eta == pytest.approx(truth, rel=0.05), (eta, truth)  # the whole stretch's rate: ≈ 33 s
+
+
+def test_a_speed_up_does_not_shorten_the_time_left() -> None:
+    """Only a slowdown replaces the whole stretch's rate: a recent speed-up keeps the longer estimate (a time left
+    that grows back after a drop is what a user distrusts)."""
+    now = [0.0]
+    job = Job("k", "Build", lambda j: None, clock=lambda: now[0])
+    _steady_then(job, now, later_step=0.4)
+    f = job.status().fraction
+    span_rate = now[0] - 1.0  # measured from the first move on (its warm-up left out)
+    assert job.status().eta == pytest.approx(span_rate / (f - 0.02) * (1.0 - f))
