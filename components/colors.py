@@ -61,8 +61,10 @@ QUERY_NODES = (BLUE, GREEN, PINK, SKY, VERMILLION, YELLOW, "#7f3c8d", "#11a579",
 CHAIN_GROUPS = (BLUE, VERMILLION, GREEN, PINK, ORANGE, SKY)
 
 #: Compare: one colour per method on the overlaid evidence graph, in registry order, with brown for the 7th (yellow
-#: is too close to the gold-passage border); near-black marks a node some methods reached, light grey one all did.
-METHODS = (BLUE, ORANGE, GREEN, PINK, VERMILLION, SKY, "#8c564b", GREY)
+#: is too close to the gold-passage border, and so was orange: an audit could not tell "Re2 alone" from a gold-passage
+#: entity's border on a projector, so purple takes its place); near-black marks a node some methods reached, light
+#: grey one all did.
+METHODS = (BLUE, PURPLE, GREEN, PINK, VERMILLION, SKY, "#8c564b", GREY)
 SHARED = "#222222"
 #: Compare: a node every compared method reached (the common ground, light so the differences stand out)
 COMMON = "#cfcfcf"
