@@ -617,11 +617,44 @@ def load_panel(act: Active | None = None) -> None:
         here = act.workspace.name if act is not None else ""
         runs = sorted(runs, key=lambda r: made_on.get(r) != here)  # stable: newest first within each part
         pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK,
-                            format_func=lambda r: f"{r} · {made_on[r]}" if made_on.get(r) else r,
-                            help="The finished runs, newest first — this workspace's before the others' — each with "
-                                 "the workspace it was made on.")
+                            format_func=lambda r: (f"{r} · {made_on[r]}" if made_on.get(r) else r)
+                            + STATE_MARKS.get(run_state(r), ""),
+                            help="The runs, newest first — this workspace's before the others' — each with the "
+                                 "workspace it was made on; one still running or unfinished says so.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
+
+
+def run_state(name: str) -> str:
+    """"running" (a benchmark job of this server writes the run now, whichever session started it), "unfinished" (no
+    report was written: the run was stopped or its server ended) or "done"."""
+    job = jobs_view.jobs().get(f"bench:{name}")
+    if job is not None and not job.finished:
+        return "running"
+    return "done" if (runs_root() / name / SUMMARY).is_file() else "unfinished"
+
+
+#: How the Load tab's picker marks a run that is not finished.
+STATE_MARKS = {"running": " · still running", "unfinished": " · unfinished"}
+
+
+def unfinished_note(name: str, pairs: int) -> None:
+    """Above the report of a run that is still running or stopped before its report (``pairs``: the question × method
+    pairs its folder holds): its figures are of those pairs only. An audit opened a running benchmark in a new tab and
+    read it as a finished run of 3–4 questions a method, with the advice to run more questions."""
+    state = run_state(name)
+    if state == "done":
+        return
+    if state == "running":
+        job = jobs_view.jobs().get(f"bench:{name}")
+        progress = job.status().message if job is not None else ""
+        st.info(f"**Still running** — this run is being made now ({md_escape(progress) or 'started'}); the figures "
+                f"below are of the {pairs} question × method pairs written so far, not of the whole run. Open this "
+                "page again (or reload it) when it ends for the finished report.", icon=":material/hourglass_top:")
+        return
+    st.warning(f"**Unfinished** — this run stopped before its report was written (cancelled, or its server ended): "
+               f"the figures below are of the {pairs} question × method pairs it made. Run it again under the same "
+               "name to finish it: the pairs done are kept.", icon=":material/pending:")
 
 
 def _open_latest(workspace: str) -> str:
@@ -638,8 +671,9 @@ def _open_latest(workspace: str) -> str:
     latest = next((r for r in runs if made_on.get(r) == workspace), "")
     if latest:
         ss[S.BENCH_LOADED] = latest
+        state = {"running": " (still running)", "unfinished": " (unfinished)"}.get(run_state(latest), "")
         st.caption(f":material/history: The latest run of “{md_escape(workspace)}” is open below: "
-                   f"“{md_escape(latest)}”. “Load a report” opens another.")
+                   f"“{md_escape(latest)}”{state}. “Load a report” opens another.")
     return latest
 
 
@@ -766,6 +800,7 @@ def report(act: Active) -> None:
     # opens its rows on their own workspace) says whose figures these are — an audit read a demo run's report under
     # MuSiQue's run form with nothing saying so
     other_workspace_note(summary, act)
+    unfinished_note(loaded_dir.name, len(rep.records))  # still running, or stopped: figures of the pairs so far
     stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
     # questions left out, rows trained on, few passages, gold the workspace lacks: above the figures they qualify (an
     # audit found the few-passages note 2,000 px under its "100 [100, 100]")

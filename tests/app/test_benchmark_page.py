@@ -544,3 +544,57 @@ def test_the_run_name_box_shows_the_new_runs_name_before_run_when_the_default_ru
     fresh = run_page(PAGE)  # a new session: the default is the latest of the series, out of date
     assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{default}-2"
     assert any(f"A new run: “{default}” is out of date (" in plain(c.value) for c in fresh.caption)
+
+
+def test_a_run_without_its_report_says_so_above_its_figures(home):
+    """A run stopped before its report (no summary.json) opens with its pairs' figures under "Unfinished", and the
+    picker marks it: an audit read a running run's 3–4 questions a method as a finished run."""
+    from core.eval.report import SUMMARY
+
+    _run(["dense"], 2, "cut")
+    (home / "runs" / "cut" / SUMMARY).unlink()  # as a kill between the last pair and the report leaves it
+    fresh = run_page(PAGE)
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    assert any("(unfinished)" in plain(c.value) for c in fresh.caption)
+    note = [plain(w.value) for w in fresh.warning if "Unfinished" in w.value]
+    assert note and "of the 2 question × method pairs it made" in note[0], [w.value for w in fresh.warning]
+
+
+def test_a_run_another_session_is_making_reads_still_running_in_a_new_session(home, monkeypatch):
+    """A new tab opened on the Benchmark page while another session's run goes on: the run is open with "Still
+    running" and its progress, not as a finished run of a few questions (an audit)."""
+    import threading
+
+    from components import benchmark_view, jobs_view
+
+    monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the run: keep it in this process
+    gate, started = threading.Event(), threading.Event()
+    orig = benchmark_view.run_benchmark
+
+    def gated(*args, progress=None, **kw):  # type: ignore[no-untyped-def]
+        def each(done, total, msg):  # type: ignore[no-untyped-def]
+            progress(done, total, msg)
+            if done == 1:  # one pair written: hold the run
+                started.set()
+                gate.wait(60)
+        return orig(*args, progress=each, **kw)
+
+    monkeypatch.setattr(benchmark_view, "run_benchmark", gated)
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
+    at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2)
+    at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("going").run()
+    monkeypatch.setenv("EGX_JOB_INLINE_WAIT", "0")
+    at.button(key=S.BENCH_RUN).click().run()
+    try:
+        assert started.wait(60)
+        other = run_page(PAGE)  # another browser tab: a session of its own
+        assert not other.exception, [e.value for e in other.exception]
+        assert any("“going” (still running)" in plain(c.value) for c in other.caption), [c.value for c in other.caption]
+        note = [plain(i.value) for i in other.info if "Still running" in i.value]
+        assert note and "1/2" in note[0] and "not of the whole run" in note[0], [i.value for i in other.info]
+    finally:
+        gate.set()
+    job = jobs_view.jobs().get("bench:going")
+    assert job is not None and job.wait(120)
+    assert benchmark_view.run_state("going") == "done"
