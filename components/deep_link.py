@@ -112,8 +112,12 @@ def _follow_workspace() -> None:
         return
     if WORKSPACE not in qp:
         # another workspace than a new session opens: in the URL, so a reload or a bookmark keeps it (an audit built
-        # its own, opened the Benchmark page anew and benchmarked the demo, told only by the sidebar)
-        if rec.info.name != S.DEFAULT_WORKSPACE and st.session_state.get(APPLIED, _link()) == _link():
+        # its own, opened the Benchmark page anew and benchmarked the demo, told only by the sidebar). A URL without
+        # it is a page opened from the sidebar's menu (which drops the query) or typed: nothing is pending there (the
+        # link applied before was another page's), so the page writes it too — an audit's reload of the Benchmark
+        # page, reached from the menu, opened the demo
+        if rec.info.name != S.DEFAULT_WORKSPACE and (not any(_link())
+                                                     or st.session_state.get(APPLIED, _link()) == _link()):
             qp[WORKSPACE] = rec.info.name
             st.session_state[APPLIED] = _link()
         return

@@ -112,3 +112,15 @@ def test_a_page_without_a_question_puts_a_workspace_other_than_the_default_in_th
     assert at.query_params["workspace"] == "musique"
     again = _open("pages/benchmark.py", workspace="musique")  # the reload: a new session with that URL
     assert again.session_state[S.widget_key(S.WORKSPACE)] == "musique"
+
+
+def test_a_page_reached_from_the_menu_writes_the_workspace_back_into_the_url(home: Path) -> None:
+    """The sidebar's menu opens a page without the query: an audit followed a link to its own workspace, clicked
+    Benchmark in the menu, reloaded and was on the demo (the page had left the URL bare: the link applied earlier
+    was another page's)."""
+    at = _open("pages/benchmark.py", workspace="musique")  # the link, applied (on any page)
+    assert at.session_state[S.widget_key(S.WORKSPACE)] == "musique"
+    at.query_params.clear()  # the menu's navigation: the next page's URL carries no query
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params.get("workspace") == "musique", dict(at.query_params)
