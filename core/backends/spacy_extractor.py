@@ -339,6 +339,9 @@ def _renumber(note: str, offset: int) -> str:
 
 #: The least time between two reports of :func:`_extract_here`'s progress (its ``done``).
 REPORT_EVERY_S = 0.25
+#: The smallest batch :func:`_extract_here` hands spaCy when it splits a small call into about eight batches, so that
+#: its progress moves.
+MIN_REPORT_BATCH = 4
 
 
 def _extract_here(passages: Sequence[str], pipe_batch: int,
@@ -363,7 +366,10 @@ def _extract_here(passages: Sequence[str], pipe_batch: int,
         jobs.extend((i, piece, False) for piece in split_pieces(text))
     per: list[_Collected] = [_Collected(t) for t in titles]
     before: dict[int, Carry] = {}
-    docs = nlp.pipe([t for _, t, _ in jobs], batch_size=pipe_batch)
+    # a small call in batches small enough to report: a 30-passage build's ~60 pieces went in one batch of 64, so its
+    # bar read "0/30 chunks" until the end (two audits); a big call keeps ``pipe_batch`` (spaCy parses each doc on
+    # its own, so the batch size changes the speed only)
+    docs = nlp.pipe([t for _, t, _ in jobs], batch_size=min(pipe_batch, max(MIN_REPORT_BATCH, -(-len(jobs) // 8))))
     said = time.monotonic()
     for (i, _, is_previous), doc in zip(jobs, docs, strict=True):
         if done is not None and time.monotonic() - said >= REPORT_EVERY_S:

@@ -249,6 +249,33 @@ def test_a_call_in_this_process_reports_its_passages_as_they_finish(monkeypatch)
     assert sx._extract_here(texts[:2], 8).triples  # the worker processes' call: no reporting
 
 
+def test_a_small_call_goes_to_spacy_in_batches_small_enough_to_report(monkeypatch):
+    """spaCy hands back a batch's docs together: a 30-passage build's ~60 pieces in one batch of 64 reported nothing
+    until the end ("0/30 chunks", two audits). A small call goes in about eight batches; a big one keeps its batch."""
+    import core.backends.spacy_extractor as sx
+
+    nlp = sx.load_pipeline()
+    asked: list[int] = []
+
+    class Recording:
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(nlp, name)
+
+        def pipe(self, texts, batch_size):  # type: ignore[no-untyped-def]
+            asked.append(batch_size)
+            return nlp.pipe(texts, batch_size=batch_size)
+
+    monkeypatch.setattr(sx, "load_pipeline", lambda: Recording())
+    texts = [f"Town {i}\nTown {i} is a port on the coast. Its mayor was Ada Vell." for i in range(30)]
+    plain = sx._extract_here(texts, 64)
+    assert asked and asked[-1] <= 8, asked  # 30 pieces or more in about eight batches: as many chances to report
+    monkeypatch.setattr(sx, "load_pipeline", lambda: nlp)
+    assert sx._extract_here(texts, 64).triples == plain.triples  # the batch changes the speed only
+    monkeypatch.setattr(sx, "load_pipeline", lambda: Recording())
+    sx._extract_here(texts * 20, 64)
+    assert asked[-1] == 64
+
+
 def test_worker_count_comes_from_the_environment(monkeypatch):
     from core.backends.spacy_extractor import default_processes
 
