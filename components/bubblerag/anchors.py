@@ -38,6 +38,11 @@ def create_question_ui(act: Active, result) -> None:
     st.subheader("1 · The question and the pre-retrieved passages")
     groups = result.groups.groups if result.groups is not None else ()
     st.html(bubble.highlighted_question(result.query, groups))
+    unmarked = bubble.unmarked_groups(result.query, groups)
+    if unmarked:  # an audit's class asked why "death" (a group at stage 6) was no colour in the question
+        st.caption("Each word is coloured as its anchor group (stage 6). No word of the question stands for "
+                   + ", ".join(f"“{md_escape(c)}”" for c in unmarked)
+                   + ": inferred by the keyword step, or a name the pre-retrieved passages suggested.")
     g = act.graph
     if not getattr(result.config, "pre_retrieval", True):
         st.caption("No pre-retrieval: no passage was retrieved before anchor selection (the §4.3 ablation "

@@ -168,20 +168,7 @@ def _ink(bg: str) -> str:
 
 def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
     """The question as HTML with each group's concept highlighted in its colour (as in Figures 3-4)."""
-    spans: list[tuple[int, int, int]] = []
-    low = query.lower()
-    for g in groups:
-        term = g.concept.lower().strip()
-        if not term:
-            continue
-        # a whole-word match first; else the whole word the concept sits in ("author" in "authored" marks
-        # "authored": an audit saw half a word highlighted)
-        m = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", low) or re.search(rf"\w*{re.escape(term)}\w*", low)
-        if m is None:
-            continue
-        i, j = m.span()
-        if all(i >= e or j <= s for s, e, _ in spans):
-            spans.append((i, j, g.gid))
+    spans = _question_spans(query, groups)
     out, pos = [], 0
     for s, e, gid in sorted(spans):
         out.append(html.escape(query[pos:s]))
@@ -191,6 +178,35 @@ def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
         pos = e
     out.append(html.escape(query[pos:]))
     return '<div style="font-size:1.15rem;line-height:1.8">' + "".join(out) + "</div>"
+
+
+def unmarked_groups(query: str, groups: Sequence[AnchorGroup]) -> list[str]:
+    """The concepts of the groups :func:`highlighted_question` marks no word of the question for (inferred keywords,
+    the names a passage suggested), so the page can say why they are not coloured in it."""
+    marked = {gid for _, _, gid in _question_spans(query, groups)}
+    return [g.concept for g in groups if g.gid not in marked]
+
+
+def _question_spans(query: str, groups: Sequence[AnchorGroup]) -> list[tuple[int, int, int]]:
+    """(start, end, group id) of the words of ``query`` each group stands for, none overlapping."""
+    spans: list[tuple[int, int, int]] = []
+    low = query.lower()
+    for g in groups:
+        # the concept, else each name of a merged one ("Lothair II / Lothair I": an audit saw only "mother" marked in
+        # "When did Lothair II's mother die?"), else the question's keywords its anchors were found for
+        terms = [g.concept, *g.concept.split(" / "),
+                 *(k for c in getattr(g, "members", ()) for k in getattr(c, "keywords", ()))]
+        for term in dict.fromkeys(t.lower().strip() for t in terms if t and t.strip()):
+            # a whole-word match first; else the whole word the concept sits in ("author" in "authored" marks
+            # "authored": an audit saw half a word highlighted)
+            m = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", low) or re.search(rf"\w*{re.escape(term)}\w*", low)
+            if m is None:
+                continue
+            i, j = m.span()
+            if all(i >= e or j <= s for s, e, _ in spans):
+                spans.append((i, j, g.gid))
+                break
+    return spans
 
 
 def terminal_groups(result: BubbleResult, graph: GraphLike) -> dict[int, list[int]]:

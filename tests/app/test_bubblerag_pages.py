@@ -316,6 +316,17 @@ def test_the_question_highlights_whole_words() -> None:
     assert "&lt;papers&gt;" in got and "<papers>" not in got
     only = highlighted_question("Find papers", [SimpleNamespace(concept="paper", gid=0)])
     assert re.findall(r"<span [^>]*>([^<]*)</span>", only) == ["papers"]
+    # a merged group by either of its names, a group by the question's keyword its anchors were found for (an audit
+    # saw only "mother" marked in "When did Lothair II's mother die?", beside groups "Lothair II / Lothair I" and
+    # "death")
+    lothair = [SimpleNamespace(concept="Lothair II / Lothair I", gid=0), SimpleNamespace(concept="mother", gid=1),
+               SimpleNamespace(concept="death", gid=2, members=[SimpleNamespace(keywords=("die",))])]
+    got = highlighted_question("When did Lothair II's mother die?", lothair)
+    assert re.findall(r"<span [^>]*>([^<]*)</span>", got) == ["Lothair II", "mother", "die"], got
+    from components.bubblerag.shared import unmarked_groups
+
+    inferred = [*lothair[:2], SimpleNamespace(concept="death", gid=2, members=[SimpleNamespace(keywords=("death",))])]
+    assert unmarked_groups("When did Lothair II's mother die?", inferred) == ["death"]  # the page says why
 
 
 def test_stage_3_says_when_the_llm_s_rewrites_were_rejected() -> None:
