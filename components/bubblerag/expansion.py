@@ -234,6 +234,34 @@ def passed_intra_line(cegs, frames, frame: int) -> str:
             f"{'them' if len(skipped) != 1 else 'it'}; **Step ›** shows each.")
 
 
+def anchor_note(result, graph, node: int, group: int) -> str:
+    """After "Group X settled v at accumulated cost 0.000": that v is an anchor of X (where its bubble starts), and of
+    which other groups too ("" when v is no anchor of X). An audit's class saw the "mother" group settle Lothair I at
+    cost 0 and Lothair I in the "Lothair II / Lothair I" group, with the look-alike note only under the drawing."""
+    of = bubble.terminal_groups(result, graph).get(int(node), [])
+    if group not in of:
+        return ""
+    others = [bubble.group_name(result, x) for x in of if x != group]
+    if not others:
+        return " (one of its anchors: its bubble starts there)"
+    return (" (one of its anchors, and an anchor of " + ", ".join(f"“{o}”" for o in others)
+            + " too: their bubbles start on the same node)")
+
+
+def shared_anchor_note(result, graph, node: int, involved) -> str:
+    """After a collision's line: that the meeting node is an anchor of several of the colliding groups, so they met
+    where their bubbles started ("" otherwise)."""
+    if node < 0:
+        return ""
+    of = set(bubble.terminal_groups(result, graph).get(int(node), []))
+    both = [x for x in involved if x in of]
+    if len(both) < 2:
+        return ""
+    return (f" {graph.node_names[node]} is an anchor of " + " and of ".join(f"“{bubble.group_name(result, x)}”"
+                                                                            for x in both)
+            + ": their bubbles start on it, so they meet there at once (§3.2's candidates of several keywords).")
+
+
 def create_side_panel(act: Active, result, replay, frame: int) -> None:
     g = act.graph
     f = replay.frames[frame]
@@ -261,7 +289,8 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                 "other end of a triple that names the keyword can anchor its group too.")
     else:
         st.markdown(f"Group **{md_escape(bubble.group_name(result, f.group))}** settled "
-                    f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**; "
+                    f"**{md_escape(g.node_names[f.node])}** at accumulated cost **{f.cost:.3f}**"
+                    f"{md_escape(anchor_note(result, g, f.node, f.group))}; "
                     f"{len(f.relaxed)} neighbour label{'s' if len(f.relaxed) != 1 else ''} improved.")
     passed = passed_intra_line(replay.result.cegs, replay.frames, frame)
     if passed:
@@ -276,7 +305,8 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                 f"Intra-group connection in **{md_escape(groups)}** at **{md_escape(meet)}** → {line} "
                 f"({len(c.nodes)} nodes; mildly penalized in ranking).")
         if c.kind == "collision":
-            st.error(text + missing_note(result, c, meet), icon=":material/flare:")
+            st.error(text + md_escape(shared_anchor_note(result, g, c.meeting, c.involved)) + missing_note(result, c, meet),
+                     icon=":material/flare:")
         else:
             st.warning(text, icon=":material/join_inner:")
     left = " left when the search stopped" if f.done else ""

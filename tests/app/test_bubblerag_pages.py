@@ -404,3 +404,26 @@ def test_every_anchor_colour_reads_on_white() -> None:
     assert len(set(colors.ANCHOR_GROUPS)) == len(colors.ANCHOR_GROUPS) and colors.CEG not in colors.ANCHOR_GROUPS
     with pytest.raises(ValueError, match="six hex digits"):
         colors.contrast_on_white("yellow")
+
+
+def test_a_node_that_anchors_several_groups_is_said_to_when_settled_and_met() -> None:
+    """An audit's class saw "Group mother settled Lothair I at accumulated cost 0.000" and a collision of
+    "Lothair II / Lothair I" and "mother" at Lothair I, with the look-alike note only under the drawing: the side
+    panel says the node anchors both groups."""
+    from types import SimpleNamespace
+
+    from components.bubblerag.expansion import anchor_note, shared_anchor_note
+
+    graph = SimpleNamespace(node_names=["Lothair I", "Lothair II", "Ermengarde"])
+
+    def group(gid: int, concept: str, nodes: list[int]) -> SimpleNamespace:
+        return SimpleNamespace(gid=gid, concept=concept, terminals=lambda g, n=nodes: n)
+
+    groups = [group(0, "Lothair II / Lothair I", [0, 1]), group(1, "mother", [0, 2]), group(2, "death", [2])]
+    result = SimpleNamespace(groups=SimpleNamespace(groups=groups))
+    assert "and an anchor of “Lothair II / Lothair I” too" in anchor_note(result, graph, 0, 1)
+    assert anchor_note(result, graph, 1, 0) == " (one of its anchors: its bubble starts there)"
+    assert anchor_note(result, graph, 1, 1) == ""  # reached, not an anchor of the settling group
+    note = shared_anchor_note(result, graph, 0, (0, 1))
+    assert "Lothair I is an anchor of “Lothair II / Lothair I” and of “mother”" in note
+    assert shared_anchor_note(result, graph, 2, (0, 1)) == ""  # an anchor of one of them only
