@@ -98,7 +98,9 @@ class Overlay:
 #: showed Keanu Reeves and Laurence Fishburne, reached by every method, unlabelled (no clear spot beside a hub), while
 #: "Canadian" and "1999" had labels; the next one, with those kept, "Speed (1994 film)" (6 methods) and the gold
 #: "Carrie-Anne Moss" (one method).
-KEPT_LABELS = 12
+KEPT_LABELS = 16
+#: The overlay's node labels on screen (the drawings' default is 13 px: small on a projector, an audit).
+OVERLAY_LABEL_PX = 15
 
 
 def answer_nodes(graph: KnowledgeGraph, results: Mapping[str, MethodResult], *, top: int = 5) -> list[int]:
@@ -161,11 +163,22 @@ def overlay(graph: KnowledgeGraph, per_method: Mapping[str, Sequence[int]], meth
             legend.append(LegendItem("every method", colors.COMMON))
     if gold_nodes & set(owners):
         legend.append(LegendItem("gold-passage entity (thick border)", colors.GOLD_BORDER, "line"))
-    # the gold entities first (the most reached first), then the hubs several methods reached, best connected first
+    # the gold entities first (the most reached first), then the best-connected node each method alone reached (what a
+    # comparison is about: an audit found every "X alone" node unlabelled), then the hubs several methods reached,
+    # best connected first; with a method picked, its own nodes before the hubs
+    def degree_first(v: int) -> tuple[int, int]:
+        return -int(graph.degree[v]), v
+
     gold_kept = sorted((v for v in owners if v in gold_nodes), key=lambda v: (-len(owners[v]), -int(graph.degree[v]), v))
+    alone: dict[str, list[int]] = {}
+    for v, ms in owners.items():
+        if len(ms) == 1 and v not in gold_nodes:
+            alone.setdefault(ms[0], []).append(v)
+    own = ([min(alone[m], key=degree_first) for m in per_method if alone.get(m)] if not focus else
+           sorted((v for v, ms in owners.items() if focus in ms and v not in gold_nodes), key=degree_first))
     hubs = sorted((v for v, ms in owners.items() if len(ms) > 1 and v not in gold_nodes),
                   key=lambda v: (-int(graph.degree[v]), -len(owners[v]), v))
-    kept = [*gold_kept, *hubs][:KEPT_LABELS]
+    kept = list(dict.fromkeys([*gold_kept, *own, *hubs]))[:KEPT_LABELS]
     labels = [*(v for v in important if v in owners), *kept, *sorted(v for v in owners if v in gold_nodes),
               *sorted((v for v, ms in owners.items() if len(ms) > 1), key=lambda v: (-len(owners[v]), v)),
               *sorted(owners, key=lambda v: (-int(graph.degree[v]), v))]
@@ -756,7 +769,8 @@ def overlaid(graph: KnowledgeGraph, found: Runs, gold: Gold) -> None:
                "methods reached it.")
     if ov.nodes:
         show_graph(graph, ov.nodes, max_nodes=150, colors=ov.colors, borders=ov.borders, notes=ov.notes,
-                   legend=ov.legend, height=520, labels=ov.labels, must_label=answers, keep_label=ov.kept)
+                   legend=ov.legend, height=520, labels=ov.labels, must_label=answers, keep_label=ov.kept,
+                   label_px=OVERLAY_LABEL_PX)
 
 
 def side_by_side(graph: KnowledgeGraph, methods: Sequence[str], found: Runs, *, query: str, gold: Gold,

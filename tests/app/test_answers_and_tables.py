@@ -208,5 +208,22 @@ def test_the_overlay_keeps_the_labels_of_shared_gold_entities_and_common_hubs(lo
     assert set(ov.kept[2:]) == {a, b}  # then the nodes several methods reached, best connected first
     assert g.degree[ov.kept[2]] >= g.degree[ov.kept[3]]
     assert ov.labels[:len(ov.kept)] == ov.kept
-    assert KEPT_LABELS <= 12  # a handful: kept labels bring leader lines
-    assert overlay(g, {"dense": [a, b]}, ["dense"]).kept == ()  # one method, no gold: nothing is kept
+    assert KEPT_LABELS <= 16  # a handful: kept labels bring leader lines
+    one = overlay(g, {"dense": [a, b]}, ["dense"]).kept
+    assert len(one) == 1 and g.degree[one[0]] == max(g.degree[a], g.degree[b])  # one method: its best-connected node
+
+
+def test_the_overlay_keeps_a_label_for_what_each_method_alone_reached(lothair_graph) -> None:  # type: ignore[no-untyped-def]
+    """An audit found every "X alone" node of the overlay unlabelled, the nodes a comparison is about: after the gold
+    entities, each method's best-connected node of its own keeps its label, before the shared hubs; with one method
+    picked, its nodes."""
+    from components.compare_view import overlay
+
+    g = lothair_graph
+    a, b, c, d, e = (g.node(n) for n in ("Lothair II", "Lothair I", "Ermengarde of Tours", "Gisela", "860"))
+    ov = overlay(g, {"dense": [a, b, c], "ppr": [a, b, d], "sgrag": [a, b, e]}, ["dense", "ppr", "sgrag"],
+                 gold_nodes={c})
+    # gold first; then ppr's own and sgrag's own (dense's only own node is gold), in the methods' order; then the hubs
+    assert ov.kept[:3] == (c, d, e) and set(ov.kept[3:]) == {a, b}, ov.kept
+    mine = overlay(g, {"dense": [a, b, c], "ppr": [a, d]}, ["dense", "ppr"], focus="ppr").kept
+    assert set(mine[:2]) == {a, d}  # ppr picked: its nodes first
