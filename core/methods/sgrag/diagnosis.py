@@ -131,20 +131,29 @@ def never_appeared(result: SGRAGResult, graph: Any, absent: list[str]) -> tuple[
             continue
         through = [s for s in subgraphs if any(u in ents for _, u in s.mapping)]
         roles = sorted({q for s in through for q, u in s.mapping if u in ents}, key=qg.ids.index)
-        said = [qg.node(q).description or "UNK" if qg.node(q).unknown else f"the query's “{qg.node(q).label}”"
-                for q in roles]
+
+        def role(q: str) -> str:
+            return qg.node(q).description or "UNK" if qg.node(q).unknown else f"the query's “{qg.node(q).label}”"
+
+        # each entity with the query node it stands for ("Lotte Brack (as the asked-for entity) and Tessburg (as the
+        # query's “Tessburg”)"): one role after a list of names read as every name's (an audit)
+        as_of = {v: list(dict.fromkeys(role(q) for s in through for q, u in s.mapping if u == v)) for v in ents}
+        named = [f"{graph.node_names[v]} (as {' / '.join(as_of[v])})" if as_of[v] else graph.node_names[v]
+                 for v in sorted(ents, key=lambda v: not as_of[v])[:3]]
+        names = (", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]) + (
+            f" and {len(ents) - 3} more" if len(ents) > 3 else "")
         via = {c for s in through for e in s.edges if {int(graph.edge_head[e]), int(graph.edge_tail[e])} & set(ents)
                for c in graph.edge_chunks[e] if c != cid}
         others = sorted({passage_label(graph, c) for c in via})
-        names = ", ".join(graph.node_names[v] for v in ents[:3]) + (f" and {len(ents) - 3} more" if len(ents) > 3 else "")
         n = len(subgraphs)
         which = "the one matched subgraph" if n == 1 else f"{len(through)} of the {n} matched subgraphs"
         # an end of the query graph (an UNK with one query edge): the chain it asks for stops at the passage's entity
         end = all(qg.node(q).unknown and qg.degree(q) == 1 for q in roles)
-        clauses.append(f"{which} reach{'es' if len(through) == 1 else ''} "
-                       f"its entit{'y' if len(ents) == 1 else 'ies'} {names} (as {' / '.join(dict.fromkeys(said))}) "
-                       + (f"only through triples of {_titles(others)}" if others else "through no triple of it")
-                       + (", where the query graph ends" if end else ""))
+        clauses.append(f"{which} reach{'es' if len(through) == 1 else ''} {names}, "
+                       f"{'an entity' if len(ents) == 1 else 'entities'} of this passage, "
+                       + (f"only through triples of {_titles(others)}" + (", where the query graph ends" if end else "")
+                          + f" — so SG-RAG retrieved {'that passage' if len(others) == 1 else 'those passages'}, "
+                            "not this one" if others else "through no triple of it"))
         info[cid] = {"title": title, "entities": [graph.node_names[v] for v in ents], "bound_to": roles,
                      "through": others}
     if not clauses:

@@ -48,8 +48,9 @@ def test_a_passage_reached_through_other_passages_triples_says_why_it_never_appe
     assert d.stage == "ranked_out", d  # the verdict is unchanged; its words say why
     assert "1 never appeared" in d.summary, d.summary
     assert ("“Anton Mehl” never appeared because SG-RAG retrieves only the passages of matched triples: the one "
-            "matched subgraph reaches its entity Anton Mehl (as the asked-for entity) only through triples of "
-            "“Quessel School”, where the query graph ends.") in d.summary, d.summary
+            "matched subgraph reaches Anton Mehl (as the asked-for entity), an entity of this passage, only through "
+            "triples of “Quessel School”, where the query graph ends — so SG-RAG retrieved that passage, not this "
+            "one.") in d.summary, d.summary
     assert d.evidence["never_appeared"]["p3"]["bound_to"] == ["q0"]
     assert d.evidence["never_appeared"]["p3"]["through"] == ["Quessel School"]
 
@@ -67,3 +68,27 @@ def test_no_reason_is_made_up_when_the_passage_was_retrieved():
     r.ranked_chunks = (*r.ranked_chunks, RankedChunk("p3", 0.1))
     d = diagnose(r, ws, Gold("q5", ("p1", "p2", "p3"), ("Lautmar",)), cut=2)
     assert "never appeared" not in d.summary and "never_appeared" not in d.evidence, d.summary
+
+
+def test_each_entity_reached_is_named_with_the_query_node_it_stands_for():
+    """An audit read "its entities Tessburg, Lotte Brack (as the asked-for entity)": one role after a list of names
+    reads as every name's. Each entity now carries its own."""
+    b = GraphBuilder(name="puppets")
+    for cid, title in (("p1", "Petra Lind"), ("p2", "Quessel School"), ("p3", "Anton Mehl")):
+        b.add_chunk(title, f"text of {title}", chunk_id=cid)
+    b.add_triple("Petra Lind", "directs", "Quessel School", chunk_id="p1")
+    b.add_triple("Quessel School", "funded by", "Anton Mehl", chunk_id="p2")
+    b.add_triple("Quessel School", "located in", "Lautmar", chunk_id="p2")
+    b.add_triple("Anton Mehl", "born in", "Lautmar", chunk_id="p3")
+    ws = SimpleNamespace(graph=b.build(), name="puppets")
+    r = _result(ws)
+    g = ws.graph
+    school, lautmar = g.node_index["quessel school"], g.node_index["lautmar"]
+    sub = r.assembly.subgraphs[0]
+    edge = {(int(g.edge_head[e]), int(g.edge_tail[e])): e for e in range(g.n_edges)}
+    r.assembly.subgraphs = (SimpleNamespace(mapping=(*sub.mapping, ("q3", lautmar)),
+                                            edges=(*sub.edges, edge[(school, lautmar)]), score=0.9),)
+    r.query_graph = QueryGraph((*r.query_graph.nodes, QNode("q3", "Lautmar")), (*r.query_graph.edges, ("q2", "q3")))
+    d = diagnose(r, ws, Gold("q5", ("p1", "p2", "p3"), ("Lautmar",)), cut=15)
+    assert ("reaches Anton Mehl (as the asked-for entity) and Lautmar (as the query's “Lautmar”), entities of this "
+            "passage, only through triples of “Quessel School”") in d.summary, d.summary
