@@ -569,6 +569,13 @@ def step_label(i: int) -> str:
 #: the stuck bar. On a step the page's title is set smaller (2rem, tight padding; Streamlit's is 2.75rem with 1.25rem
 #: above): the bar under it names the step, and the 45 px it gave back bring the stage's drawing up the projector's
 #: screen (an audit found half of the expansion drawing under the fold of 1440×900).
+#: The tour's projector mode (a toggle in its "More"): the pages' grey captions hidden, an audit's lecturer having to
+#: read long small-print paragraphs aloud from the projector.
+QUIET = S.sub(S.TOUR, "quiet")
+_QUIET_CSS = """<style>
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
+</style>"""
+
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 0.2rem; z-index: 999989; }
 .stApp:has(.st-key-egx-tour-bar) [data-testid="stMain"] h1 { font-size: 2rem; padding: 0.2rem 0 0.35rem; }
@@ -658,6 +665,10 @@ def bar(page: str) -> None:
             if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
                 st.markdown("**About this page**")
                 intro_body(page)
+            S.keep(QUIET, st.toggle(
+                "Projector mode: hide the small grey notes", key=S.bind(QUIET, False, scope=page),
+                help="Hides the pages' grey captions (how a figure was made, what a note means) while the tour runs, "
+                     "so the drawings and tables fit the screen; everything else stays. Off again here."))
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
         off = _off_course(t)
@@ -666,6 +677,8 @@ def bar(page: str) -> None:
                        "show the recorded run; Next (or Back) puts the tour's choices back.",
                        icon=":material/warning:")
     st.html(_look_html(step))  # under the bar, not in it: the sticky bar stays one line
+    if st.session_state.get(QUIET):  # after the toggle (in More) stored this run's choice
+        st.html(_QUIET_CSS)
 
 
 # ------------------------------------------------------------------------------------------ lessons

@@ -432,3 +432,23 @@ def test_a_granker_step_shows_smoothing_lift_the_gold_answer(home: Path) -> None
     box = "\n".join(t for t in _texts(at) if t.startswith("What these runs teach"))
     assert "GRanker (α = 0.2) moved" in box and re.search(r"moved \d+ gold nodes? up", box), box
     assert f"Geoffrey Hinton {before['Geoffrey Hinton']} → {after['Geoffrey Hinton']}" in box, box
+
+
+def test_projector_mode_hides_the_grey_notes_during_the_tour_only(home: Path) -> None:
+    """An audit's lecturer read long grey paragraphs aloud from the projector: the tour's "More" has a projector mode
+    that hides the pages' captions while the tour runs; leaving the tour shows them again."""
+    at = _own_home()
+    _ok(_button(at, "start").click().run())
+
+    def hidden() -> bool:
+        return any('[data-testid="stCaptionContainer"] { display: none; }' in str(h.proto.body)
+                   for h in at.get("html"))
+
+    assert not hidden()
+    at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_anchors.py")).set_value(True)
+    _ok(at.run())
+    assert hidden()
+    _ok(_button(at, "next").click().run())  # it stays on from page to page
+    assert hidden() and at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_expansion.py")).value
+    _ok(_button(at, "leave").click().run())
+    assert not hidden()
