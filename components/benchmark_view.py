@@ -617,10 +617,15 @@ def load_panel(act: Active | None = None) -> None:
         here = act.workspace.name if act is not None else ""
         runs = sorted(runs, key=lambda r: made_on.get(r) != here)  # stable: newest first within each part
         pick = st.selectbox("Run", runs, key=S.BENCH_LOAD_PICK,
-                            format_func=lambda r: (f"{r} · {made_on[r]}" if made_on.get(r) else r)
-                            + STATE_MARKS.get(run_state(r), ""),
-                            help="The runs, newest first — this workspace's before the others' — each with the "
-                                 "workspace it was made on; one still running or unfinished says so.")
+                            format_func=lambda r: f"{r} · {made_on[r]}" if made_on.get(r) else r,
+                            help="The finished runs, newest first — this workspace's before the others' — each with "
+                                 "the workspace it was made on (one still running or unfinished says so under it).")
+        # said under the picker, not in its labels: a label that changes when the run ends would make Streamlit take
+        # the picker for a new one and drop the choice
+        mark = STATE_MARKS.get(run_state(pick), "") if pick else ""
+        if mark:
+            st.caption(f":material/pending: “{md_escape(pick)}”{md_escape(mark)}: its report holds the pairs made so "
+                       "far.")
         if st.button("Load", key=S.BENCH_LOAD, icon=":material/folder_open:"):
             st.session_state[S.BENCH_LOADED] = pick
 
