@@ -13,6 +13,9 @@ holds the question's verb and names the resolved entity beats one that merely na
 (:func:`verb_about_bridge`): for "Which city was the founder of the company that bought Hollowmere Creamery born in?",
 "Wilhelmina Stroud was an industrialist born in 1871 in Ravensholt" over "Duskfield Foods is a food company
 headquartered in Marrowby" (an audit's BubbleRAG answer, a head-office city for a birthplace).
+
+Verbs are compared by their first five letters, an irregular form or an event noun read as its verb first ("sold"
+meets "sell", "her death in 1951" meets "die": :mod:`core.methods.verb_forms`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from core.methods.answer_types import _spacy
+from core.methods.verb_forms import base_verb
 from core.text import normalize_name
 
 _WORD = re.compile(r"[^\W_]+")
@@ -37,13 +41,16 @@ _ASKS_BY_VERB = re.compile(r"^(?:Which|What|When|Where|Who|Whom|In\s+what|In\s+w
 
 
 def _stem(word: str) -> str:
-    """The first 5 letters of ``word``, a final "y" after a consonant read as the "i" of its inflections ("marry" meets
-    "married" and "marries", as "die" meets "died"; "sold" for "sell" stays unmatched).
+    """The first 5 letters of ``word`` read as its verb where it is an irregular form or an event noun ("sold" →
+    "sell", "death" → "die": :func:`core.methods.verb_forms.base_verb`), a final "y" after a consonant read as the "i"
+    of its inflections ("marry" meets "married" and "marries", as "die" meets "died").
 
     >>> _stem("marry") == _stem("married") and _stem("founded") == _stem("found") and _stem("obey") == "obey"
     True
+    >>> _stem("sold") == _stem("sell") and _stem("built") == _stem("build") and _stem("death") == "die"
+    True
     """
-    w = word.casefold()
+    w = base_verb(word)
     return (w[:-1] + "i" if len(w) > 3 and w.endswith("y") and w[-2] not in "aeiou" else w)[:5]
 
 
@@ -118,6 +125,7 @@ def verb_about_bridge(query: str, readings: Sequence[str], typed: Sequence[bool]
         return [False] * len(readings)
     # the bridge by its last word too ("Morrow died in Hallstead in 1971." in the passage "Edda Morrow")
     names = {normalize_name(n) for b in bridges for n in (b, b.split()[-1] if len(b.split()) > 1 else b)} - {""}
-    return [t and any(w.casefold().startswith(verb) for w in _WORD.findall(r))  # "die" meets "died"
+    # "die" meets "died", and by its event noun "her death in 1951"; "sell" meets "sold"
+    return [t and any(w.casefold().startswith(verb) or _stem(w).startswith(verb) for w in _WORD.findall(r))
             and any(re.search(rf"\b{re.escape(n)}\b", normalize_name(r)) for n in names)
             for r, t in zip(readings, typed)]
