@@ -8,7 +8,8 @@ sentence-initial "It" reads as the passage's title when
 1. the title is not a person (a person's passage reads "He"/"She" as the title already). The small model's PERSON tag
    on the title alone does not make it one where the passage refers to no one by "He"/"She"/"His"/"Her" and neither
    a given name nor "born in" says so ("Calder Bay Airfield opened in 1936 …", "Vasquera is a river city …" are
-   tagged PERSON; their "It"/"Its" stayed bare: :func:`a_person`),
+   tagged PERSON; their "It"/"Its" stayed bare: :func:`a_person`). A given name opening a title the passage writes
+   after "the" says no such thing ("The Golden String is a prize …"),
 2. the sentence is no expletive: "It is said that …", "It was in 1921 that …", "It was not until 1950 that …",
    "It is difficult to …", "It seems that …" (:func:`expletive`), and
 3. the sentence is about the title's entity: every sentence before it in the passage is about the title too — a
@@ -180,15 +181,20 @@ _PERSONAL = re.compile(r"\b(?:[Hh]e|[Ss]he|[Hh]is|[Hh]er|[Hh]im|[Hh]ers|[Hh]imse
 
 def a_person(sentences: Sequence[str], title: str) -> bool:
     """Whether a passage whose title the small model tags PERSON is about a person for rule 1 of the module docstring:
-    it refers to someone by "He"/"She"/"His"/"Her", the title opens with a given name, or the passage says it was born.
+    it refers to someone by "He"/"She"/"His"/"Her", the title opens with a given name and the passage does not write it
+    after "the" (a name is not: "The Golden String is a prize …", though "Golden" is in the given-name lists; an
+    audit's "Its first winner was …" stayed bare), or the passage says it was born.
 
     >>> a_person(["Calder Bay Airfield opened in 1936.", "Its main terminal was designed by Jonas Pell."],
     ...          "Calder Bay Airfield")
     False
     >>> a_person(["Oriel Vantreck was a beekeeper.", "He founded Goldmere."], "Oriel Vantreck")
     True
+    >>> a_person(["The Golden String is a prize.", "Its first winner was Marta Kessling."], "Golden String")
+    False
     """
-    return (named_person(title) or said_born(sentences, title)
+    the_title = re.compile(rf"\b[Tt]he\s+{re.escape(title.strip())}\b(?!\s+[A-Z])")  # not "the Joan Collins Show"
+    return ((named_person(title) and not any(the_title.search(s) for s in sentences)) or said_born(sentences, title)
             or any(_PERSONAL.search(s) is not None for s in sentences))
 
 
