@@ -63,7 +63,8 @@ def test_the_questions_verb_beats_its_descriptions_verb():
             "was arranged by Rafe Marvetti, the founder's son.")
     pick = pick_sentence(q, [("c", *CIRCUS), ("s", *sale), ("l", *LUCAN)], _backends())
     assert "1927" in pick.text, pick.candidates[:3]
-    assert question_verbs(q) == ("sold", ("found",)) and question_verbs("Who bought the Gilded Menagerie?") == ("", ())
+    assert question_verbs(q) == ("sell", ("found",))  # "sold" read as its verb (core.methods.verb_forms)
+    assert question_verbs("Who bought the Gilded Menagerie?") == ("", ())
     # a noun the tagger calls a verb ("the rigging teacher") describes nothing
     assert question_verbs("In which town was the rigging teacher of Wilmot Tarrant born?") == ("born", ())
     # no typed sentence holds the question's verb: nothing moves
