@@ -151,7 +151,10 @@ class SpacyExtractor:
     # v23: "won the first Tour of Varnholm" won the Tour of Varnholm (a title-case "X of Y" after lower-case modifiers
     # is the name; no "won · tour" and "mentions · Varnholm"); "The Gull" in the passage "Gull roadster" is no short
     # name of the title ("It had …" is the Gull's), and the title links it
-    model_id = f"spacy-v23:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v24: "the birthplace of X and of the composer Y" is Y's birthplace too; "The first President of X was Y" makes Y
+    # "president of · X" (no "President · was · Y"); "Her brother was the last King of X" gives her no "king of";
+    # "a river port city on the Sela" lies on it ("located on")
+    model_id = f"spacy-v24:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -18,8 +18,9 @@ from typing import Any
 
 from core.backends.spacy_spans import VALUE_LABELS
 
-#: the relation each preposition after a kind noun gives ("a dairy in X", "an inn at X", "a mill near X")
-LOCATED = {"in": "located in", "at": "located at", "near": "located near"}
+#: the relation each preposition after a kind noun gives ("a dairy in X", "an inn at X", "a mill near X", "a river port
+#: city on the Sela": an audit's KG had no edge from the city to its river)
+LOCATED = {"in": "located in", "at": "located at", "near": "located near", "on": "located on"}
 #: things that stand in a place, besides :data:`core.backends.spacy_places._THINGS` (settlements, firms, rivers, …)
 KINDS = frozenset({
     "dairy", "mill", "farm", "ranch", "vineyard", "orchard", "plantation", "estate", "inn", "pub", "tavern", "hotel",
@@ -94,3 +95,30 @@ def read_as_place(m: Any, tok: Any) -> tuple[str, str] | None:
     if got[0] in m._people or got[0] in m._gender or words[0].lower_ in _HONORIFICS or before in _HONORIFICS:
         return None
     return got
+
+
+#: offices a person holds, named with a capital ("the first President of Varnholm"), besides role nouns by their ending
+#: ("Mayor", "Governor", "Chancellor") and those that give a gender ("King", "Duchess")
+_OFFICES = frozenset({"president", "vice-president", "premier", "bishop", "archbishop", "pope", "abbot", "abbess",
+                      "prior", "prioress", "sultan", "emir", "tsar", "czar", "khan", "shah", "doge", "consul", "chief",
+                      "secretary", "treasurer", "magistrate", "marshal", "admiral", "general", "dean", "provost",
+                      "rector", "regent", "viceroy", "earl", "baron", "baroness", "marquess", "margrave", "elector",
+                      "chairman", "chairwoman", "chair", "head", "minister", "dauphin", "archduke", "archduchess"})
+
+
+def office(tok: Any, agent: Any, genders: Any) -> bool:
+    """Whether ``tok`` is an office written with a capital and owned by "of": "*President* of Varnholm" in "The first
+    President of Varnholm was Bo Lind", "*Mayor*" in "Bo Lind was the first Mayor of Quenby" — one capitalised word
+    after "the" (lower-case modifiers between), no word of a longer name (the small model tags it a proper noun, and
+    an audit's KG made it a node "President" shared by every country's president). Only an office (:data:`_OFFICES`, a
+    role noun by its ending: ``agent``, one that gives a gender: ``genders``); not "the Bank of England"."""
+    if tok.pos_ != "PROPN" or not tok.is_alpha or not tok.is_title or tok.ent_type_ or any(
+            c.dep_ in ("compound", "poss", "nmod") for c in tok.children):
+        return False
+    the = next((c for c in tok.children if c.dep_ == "det" and c.lower_ == "the"), None)
+    if the is None or not any(c.dep_ == "prep" and c.lower_ == "of" and c.i == tok.i + 1 for c in tok.children):
+        return False
+    if not all(t.is_alpha and t.is_lower for t in tok.doc[the.i + 1:tok.i]):
+        return False  # "the Grand Master of …" is a name's
+    word = tok.lower_
+    return word in _OFFICES or word in genders or bool(agent.fullmatch(word))

@@ -11,7 +11,7 @@ triples of a passage):
 * **Location**: "The Gannet Incline was a short funicular *in Saltgrave harbour*", "Keldmoor is a town in Cumbria" —
   a thing's (never a person's) description "in <place>" is where the thing lies: (X, located in, Saltgrave), a
   lower-case part of a place after its name ("Saltgrave harbour", "the Ardennes department") being the place
-  (:func:`located`).
+  (:func:`located`); "on" a river too ("a river port city on the Sela", "a market town on the Sela river": located on).
 * **A place's unnamed thing**: "*A hotel at its summit* was built by the Pellory Cog Railway" — the subject is a
   common noun, no node, so the builder was lost; the place it stands at or in ("its summit": the mountain's) is the
   subject, the noun joins the relation: (Mount Pellory, hotel built by, Pellory Cog Railway) (:func:`place_owner`),
@@ -53,6 +53,8 @@ _THINGS = PLACE_NOUNS | ORG_NOUNS | {"river", "lake", "mountain", "hill", "peak"
 _PEOPLE = frozenset({"student", "resident", "immigrant", "emigrant", "citizen", "native", "assistant", "pupil",
                      "apprentice", "member", "monk", "nun", "priest", "bishop", "chef", "poet", "pilot", "surgeon",
                      "expert", "official", "chief", "head", "figure", "personality", "celebrity"})
+#: waters named by a proper noun before them ("the Sela river"), a place of what lies on or by them
+_WATERS = frozenset({"river", "lake", "canal", "creek", "stream", "brook", "loch", "estuary", "fjord"})
 #: prepositions by which a common-noun subject stands at or in a place ("A hotel at its summit")
 _AT = frozenset({"at", "on", "in", "near", "beside"})
 
@@ -83,6 +85,9 @@ def place_of(m: Any, tok: Any, *, person_ok: bool = False) -> tuple[str, str] | 
         return None
     if got[1] or (tok.pos_ == "PROPN" and _plain(m, tok)):
         return got
+    if tok.pos_ == "NOUN" and tok.lower_ in _WATERS and any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.i == tok.i - 1
+                                                         for c in tok.children):
+        return got  # "a market town on the Sela river": the river named Sela
     return got if tok.pos_ == "NOUN" and m.role_name(tok) == got else None
 
 

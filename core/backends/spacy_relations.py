@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends import spacy_dates as dates
+from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
@@ -73,6 +74,18 @@ def founded_holder(verb: Any) -> Any:
     return noun
 
 
+def prep_objects(prep: Any) -> list[Any]:
+    """The objects of ``prep`` and of each later preposition of the same word joined to it by "and"/"or": "the
+    birthplace of X and of the composer Y" is Y's too (an audit's KG read only "mentions · Y": the parser hangs the
+    second "of" on the first as its conjunct, which no rule read). Only after a first object: not "takes care … of
+    allocating rail capacity, and of traffic control" (the clause's "of" is no relation of "takes")."""
+    own = [g for g in prep.children if g.dep_ == "pobj"]
+    if not own:
+        return own
+    preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
+    return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]
+
+
 class _Piece(_Mentions):
     """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
 
@@ -97,6 +110,9 @@ class _Piece(_Mentions):
             subj = self._subjects_of(tok.head, depth + 1)
             if subj:
                 return subj[0]
+            if any(c.dep_ in _SUBJ and c.pos_ == "NOUN" and any(d.dep_ == "poss" for d in c.children)
+                   for c in tok.head.children):
+                return None  # "Her brother was the last King of X": her brother, unnamed, is no "the last King" (title)
         if tok.dep_ == "appos":
             return self.subject(tok.head, depth + 1)
         if tok.dep_ == "conj" and tok.pos_ == "NOUN" and tok.head.dep_ == "attr" and self.mention(tok) is None:
@@ -182,8 +198,8 @@ class _Piece(_Mentions):
         return out
 
     def _verb(self, verb: Any) -> None:
-        if verb.lower_ in ("is", "was", "are", "were", "be", "been"):
-            self._relational_subject(verb)
+        if verb.lower_ in ("is", "was", "are", "were", "be", "been") and self._relational_subject(verb):
+            return  # "The first President of X was Y": Y's office, no node "President"
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)
         if self._shares_subject(verb):  # "learned rigging from X", "refused to sign X": not "rigging from", "sign"
@@ -202,8 +218,9 @@ class _Piece(_Mentions):
             if dep in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
                 for o in self._conjuncts(c):
-                    if copula and (self._relative(o) or self._names_description(o)):
-                        continue  # "is the museum's most visited object", "Her best-known work is X": no "is" node
+                    if copula and (self._relative(o) or self._names_description(o) or kinds.office(o, _AGENT, ROLE_GENDER)):
+                        continue  # "is the museum's most visited object", "Her best-known work is X", "was the first
+                        # Mayor of Y" (its "mayor of · Y"): no "is" node
                     tail = self.mention(o)
                     for s in subjects:
                         self.add(s, rel, tail)
@@ -213,7 +230,7 @@ class _Piece(_Mentions):
                 self._role_object(subjects, phrase, c)
                 continue
             elif dep in ("prep", "agent"):
-                pobj = [g for g in c.children if g.dep_ == "pobj"]
+                pobj = prep_objects(c)  # "lived in X and in Y": Y too
                 if c.dep_ == "dative":  # "X gave … to Y" only for a named giver: not "it gained worldwide attention,
                     # which gave impetus to …" (a noun phrase, no node worth the edge), and no value ("to eight")
                     pobj = [g for g in pobj if all((s[1] or s[0] in self._people) and s[1] not in _NOT_NAMES for s in subjects)
@@ -406,11 +423,14 @@ class _Piece(_Mentions):
             self.add(name, "founded" if role.lower_ in ("founder", "co-founder", "cofounder") else f"{role.lower_} of",
                      owner)
 
-    def _relational_subject(self, verb: Any) -> None:
+    def _relational_subject(self, verb: Any) -> bool:
         """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X); "The current director
-        is Y" in a passage about X (a main clause, a named Y) → (Y, director of, X)."""
+        is Y" in a passage about X (a main clause, a named Y) → (Y, director of, X); "The first President of X was Y"
+        (an office with a capital, :func:`core.backends.spacy_kinds.office`) → (Y, president of, X). True where an
+        office with a capital gave its holder a role: the sentence says no more (no "President · was · Y")."""
+        done = False
         for s in verb.children:
-            if s.dep_ != "nsubj" or s.pos_ != "NOUN":
+            if s.dep_ != "nsubj" or (s.pos_ != "NOUN" and not kinds.office(s, _AGENT, ROLE_GENDER)):
                 continue
             owners = [c for c in s.children if c.dep_ == "poss"]
             owners += [p for c in s.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
@@ -428,8 +448,10 @@ class _Piece(_Mentions):
                     for ow in owners:
                         owner = self.mention(ow)
                         self.add(tail, self._role_of(s.lower_, owner), owner)
+                        done |= s.pos_ == "PROPN" and owner is not None
                     if titled and self.title:
                         self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
+        return done
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
@@ -439,11 +461,10 @@ class _Piece(_Mentions):
         word = noun.lower_
         for c in noun.children:
             if c.dep_ == "prep" and (c.lower_ == "of" or (c.lower_ == "in" and word in _HELD_IN)):
-                for p in c.children:  # "the largest employer in Holt" as "of Holt"
-                    if p.dep_ == "pobj":
-                        for o in self._conjuncts(p):
-                            owner = self.mention(o)
-                            self.add(holder, self._role_of(word, owner), owner)
+                for p in prep_objects(c):  # "the largest employer in Holt" as "of Holt"; "of X and of Y": Y too
+                    for o in self._conjuncts(p):
+                        owner = self.mention(o)
+                        self.add(holder, self._role_of(word, owner), owner)
             if c.dep_ == "poss":
                 owner = self.mention(c)
                 self.add(holder, self._role_of(word, owner), owner)

@@ -1,0 +1,49 @@
+"""Roles and places the spaCy KG lost or gave to the wrong node (BubbleRAG §3.1 step 2: the triples of a passage).
+
+An audit's KG read "the birthplace of X and of the composer Y" as "birthplace of · X" and only "mentions · Y"; "The
+first President of X was Y" as "President · was · Y", a generic node; "Her brother was the last King of X" as the
+possessor's "king of · X"; and "a river port city on the X" as no edge to the river at all."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import nodes
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_second_object_after_and_of_takes_the_same_role(ex):
+    got = triples(ex, "Tarnby\nTarnby is a mill town in Ostria. It was the birthplace of Ida Renn and of the painter "
+                      "Jonas Pike.")
+    assert ("Tarnby", "birthplace of", "Ida Renn") in got, got
+    assert ("Tarnby", "birthplace of", "Jonas Pike") in got, got
+    got = triples(ex, "Ida Renn\nIda Renn was a weaver. She lived in Tarnby and in Osterholm.")
+    assert {("Ida Renn", "lived in", "Tarnby"), ("Ida Renn", "lived in", "Osterholm")} <= got, got
+
+
+def test_a_capitalised_role_as_the_subject_is_the_role_of_the_name_after_the_copula(ex):
+    got = triples(ex, "Ostria\nOstria is a small republic in the north. The first President of Ostria was Jan Voll.")
+    assert ("Jan Voll", "president of", "Ostria") in got, got
+    assert "President" not in nodes(got), got
+    got = triples(ex, "Jan Voll\nJan Voll was the first Mayor of Tarnby.")  # an office after the copula: no node
+    assert ("Jan Voll", "mayor of", "Tarnby") in got and "Mayor" not in nodes(got), got
+    # a capitalised word of a name is no office: "The Bank of Ostria" holds no "bank of"
+    got = triples(ex, "Ostria\nThe Bank of Ostria was founded by Jan Voll.")
+    assert not any(r.startswith("bank") for _, r, _ in got), got
+
+
+def test_a_relative_s_role_is_never_the_possessor_s(ex):
+    for role in ("the last King of the Franks", "the last king of Ostria"):
+        got = triples(ex, f"Mira Holt\nMira Holt was a singer born in Tarnby. Her brother was {role}.")
+        assert not any(r == "king of" for _, r, _ in got), got  # nobody named: no one's role
+        assert ("Mira Holt", "born in", "Tarnby") in got, got
+    got = triples(ex, "Mira Holt\nMira Holt was a singer. Her husband was the first Mayor of Ostria.")
+    assert not any(r == "mayor of" for _, r, _ in got), got  # no node "Mayor" holding it either
+
+
+def test_a_place_on_a_river_lies_on_it(ex):
+    got = triples(ex, "Kelby\nKelby is a small harbour town on the Arne. Its old mill houses a museum.")
+    assert ("Kelby", "located on", "Arne") in got, got
+    got = triples(ex, "Osterholm\nOsterholm is a market town on the Wessel river.")
+    assert ("Osterholm", "located on", "Wessel river") in got, got
+    # a person on a place is no location of theirs, and a common noun is no place
+    got = triples(ex, "Ida Renn\nIda Renn was a painter on the island of Tarnby. Kelby is a town on the coast.")
+    assert not any(r == "located on" for _, r, _ in got), got
