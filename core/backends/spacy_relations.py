@@ -110,9 +110,10 @@ class _Piece(_Mentions):
             subj = self._subjects_of(tok.head, depth + 1)
             if subj:
                 return subj[0]
-            if any(c.dep_ in _SUBJ and c.pos_ == "NOUN" and any(d.dep_ == "poss" for d in c.children)
-                   for c in tok.head.children):
-                return None  # "Her brother was the last King of X": her brother, unnamed, is no "the last King" (title)
+            if any(c.dep_ in _SUBJ and c.pos_ == "NOUN" and any(d.dep_ == "poss" for d in c.children) and (
+                    c.lower_ in _KIN or c.lower_ in FAMILY or _AGENT.fullmatch(c.lower_)) for c in tok.head.children):
+                return None  # "Her brother was the last King of X": an unnamed other person, not "the last King" read
+                # as the title ("Its quays were the centre of the tea trade" stays the town's)
         if tok.dep_ == "appos":
             return self.subject(tok.head, depth + 1)
         if tok.dep_ == "conj" and tok.pos_ == "NOUN" and tok.head.dep_ == "attr" and self.mention(tok) is None:
