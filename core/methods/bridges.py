@@ -19,7 +19,7 @@ that answers ("It was launched in 1920").
   N", resolved by a sentence that names X and either "the N Name" ("the ferry Lantern Moth"), a name ending with N
   ("the Halden Telescope") or, with a verb, a name after a word of the verb's stem ("captained" meets "became captain
   of the ferry Lantern Moth", "commanded" meets "took command of the ferry Silver Eel"); an agent noun ("the founder
-  of X") stands for its verb or one saying the same ("established", "set up"), with the name as the agent ("founded
+  of X") stands for its verb or one saying the same ("established", "started"), with the name as the agent ("founded
   … by the astronomer Ilse Brandvik") and X what the verb is said of: named before it, no other name between ("It
   [Hesketh Electric] was founded by Corwin Hesketh and was sold to the Corran Alpine Trust" names no founder of the
   Trust). "The N V-ed in X" ("the photographer born in Brisk Hollow") is also the one a sentence naming X and the verb
@@ -59,8 +59,8 @@ _CLAUSE_PATTERNS = (
     # "the telescope with which Comet Sarna was discovered"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?:the\s+)?(?P<x>{_NAME})\s+"
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),
-    # "the ferry commanded by Edda Thorne"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?:the\s+)?(?P<x>{_NAME})"),
+    # "the ferry commanded by Edda Thorne", "the studio founded by the winner Runa Halse" (a description re-read)
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+)\s+by\s+(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})"),
     # "the photographer born in Brisk Hollow", "the company based in Varnholt": a participle and a place
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?P<verb>[a-z]+ed|{'|'.join(_PARTICIPLE_WORDS)})\s+"
                rf"(?:in|at|from|near|on)\s+(?:the\s+)?(?P<x>{_NAME})"),
@@ -219,8 +219,7 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     agent = not verb and bool(_AGENT.search(noun))
     stem = _stem(verb) if verb else _stem(noun) if agent else ""
     # the words of the verb's stem and of the verbs that say the same ("founder": "founded", "established")
-    said = re.compile("|".join(rf"\b(?i:{re.escape(w).replace(chr(92) + ' ', chr(92) + 's+')})[a-z]*\b"
-                                for w in (stem, *_SAME_EVENT.get(stem, ())) if w)) if stem else None
+    said = re.compile(_same_event_words(stem)) if stem else None
     verb_word = re.compile(_verb_word(verb)) if verb else None
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
     as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+)?|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
@@ -231,7 +230,7 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
         found = [n for start, n in names if before_name.search(s[:start])
                  or n.lower().endswith(" " + noun) or n.lower().endswith(" " + noun + "s")]
         if not found and not verb:
-            found = _related(noun, x, s, names)
+            found = _related(noun, x, s, names, adj)
         if not found and verb_word is not None and verb_word.search(s):  # "Nell Carrow was a photographer born in …"
             found = [n for start, n in names if re.match(
                 rf"\s+{_BE}\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?{re.escape(noun)}s?\b", s[start + len(n):], re.I)]
@@ -259,7 +258,16 @@ def _agent_at(as_agent: re.Pattern[str], s: str, start: int) -> int:
 _WHEN_ADJ = frozenset({"former", "onetime", "erstwhile", "late", "then"})
 #: Verbs that state the same event as an agent noun's verb (by its stem, :func:`_stem`): "the founder of X" is the
 #: one by whom X "was established".
-_SAME_EVENT: dict[str, tuple[str, ...]] = {"found": ("estab", "set up", "creat"), "build": ("built", "const")}
+#: one by whom X "was established" or "was started" ("The Tessburg Clay Fair was started in 1911 by Konrad Varn": an
+#: audit's "In what year was the founder of the Tessburg Clay Fair born?" resolved no founder and quoted that sentence).
+_SAME_EVENT: dict[str, tuple[str, ...]] = {"found": ("estab", "set up", "creat", "start", "launc"),
+                                           "start": ("found", "estab", "set up", "launc"), "build": ("built", "const")}
+
+
+def _same_event_words(stem: str) -> str:
+    """A pattern for the words of ``stem`` and of the verbs saying the same event (:data:`_SAME_EVENT`)."""
+    return "|".join(rf"\b(?i:{re.escape(w).replace(chr(92) + ' ', chr(92) + 's+')})[a-z]*\b"
+                    for w in (stem, *_SAME_EVENT.get(stem, ())) if w)
 
 
 def _subject_of(x: str, verb_at: int, s: str, names: Sequence[tuple[int, str]]) -> bool:
@@ -307,7 +315,7 @@ def _untitled(name: str) -> str:
     return " ".join(words)
 
 
-def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> list[str]:
+def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]], adj: str = "") -> list[str]:
     """The names of ``s`` that stand in the relation "the ``noun`` of ``x``": "NAME was the wife of … and the mother of
     X", "X's NOUN (from 1919 to 1940) was NAME" or "the NOUN of X was NAME", and from the other side by a converse
     noun (:data:`_CONVERSE_NOUNS`): "NAME's son X", "NAME's apprentices included … X", "X was the son of NAME", or a role phrase (:data:`_ROLE_PHRASES`: "X trained under the watchmaker NAME"),
@@ -328,9 +336,9 @@ def _related(noun: str, x: str, s: str, names: Sequence[tuple[int, str]]) -> lis
                     rf"(?:the\s+)?{xp}\b", s[start + len(n):], re.I):
             out.append(_untitled(n))
     for start, n in names if not out else ():  # "Its [Bellcastle Holdings'] chairman from 1919 to 1940 was Perpetua Vane"
-        nn = re.escape(noun)
+        nn = rf"(?:{re.escape(adj)}\s+)?{re.escape(noun)}" if adj else re.escape(noun)  # "X's first winner was NAME"
         if re.search(rf"(?:\b{xp}(?:'s|’s)\s+{nn}|\bthe\s+{nn}\s+of\s+(?:the\s+)?{xp})\b[^.;]{{0,40}}?"
-                     rf"\s(?:was|is|became)\s+(?:the\s+[a-z\-]+\s+)?$", s[:start], re.I):
+                     rf"\s(?:was|is|became)\s+(?:the\s+(?:[a-z\-]+\s+){{1,2}})?$", s[:start], re.I):
             out.append(_untitled(n))
     phrases = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ROLE_PHRASES.get(noun, ()))
     if phrases and not out:  # "Anselm Tessely trained under the watchmaker Odile Brask"
@@ -369,19 +377,21 @@ def _resolve_agent(noun: str, y: str, verb: str, sentences: Sequence[str], query
     ("bought": "… was sold to the engineer Petra Lund"; "taught": "… as an apprentice to Tobias Fenn";
     :data:`_CONVERSE_VERBS`). A name right after the noun ("the engineer Petra Lund") is preferred."""
     sides = [(_verb_word(verb), "by")] + [(_verb_word(v), prep) for v, prep in _CONVERSE_VERBS.get(verb, ())]
+    if _SAME_EVENT.get(_stem(verb)):  # "the person who started X": "X was founded in 1911 by …" says the same
+        sides.append((_same_event_words(_stem(verb)), "by"))
     for s in sentences:
         if not _has(normalize_name(s), y):
             continue
         names = [(start, n) for start, n in _names(s) if not _has(normalize_name(y), n) and not _has(normalize_name(n), y)]
         found = []
-        for i, (word, prep) in enumerate(sides):
+        for word, prep in sides:
             for m in re.finditer(word, s):
                 for start, n in names:
                     gap = s[m.end():start]
                     if 0 < start - m.end() and len(gap.split()) <= 6 and re.search(rf"\b{prep}\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", gap, re.I):
                         found.append(n)
-                    elif i == 0 and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,"):
-                        found.append(n)  # "Clara Dunmore bought …": the subject right before the verb
+                    elif prep == "by" and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,"):
+                        found.append(n)  # "Clara Dunmore bought …": the subject right before the verb (or one saying the same)
         found.sort(key=lambda n: not re.search(rf"\b{re.escape(noun)}\s+{re.escape(n)}", s, re.I))
         for n in found:
             if not _has(normalize_name(query), n):
