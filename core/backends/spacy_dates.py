@@ -32,16 +32,19 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
     """The named objects a date belongs to besides the subject: "The city hosted the International Honey Exhibition in
     1931" → (International Honey Exhibition, hosted in, 1931) too (an audit's KG had only "<city> · hosted in · 1931",
     which says nothing of what was hosted). Only an active verb's named object that is no place ("left Texas in 1999":
-    the leaving is hers), a date "in"/"on" that is no span of time ("not won in 107 years"), and no verb whose date is
-    only its subject's (:data:`SUBJECTS_DATE`). ``objects``: the object mentions the date is of (default: the verb's
-    ``dobj`` and its conjuncts)."""
+    the leaving is hers) and no person's name ("married Ilka Fenner in 1850": the marrying is his), a date "in"/"on"
+    that is no span of time ("not won in 107 years"), and no verb whose date is only its subject's
+    (:data:`SUBJECTS_DATE`). ``objects``: the object mentions the date is of (default: the verb's ``dobj`` and its
+    conjuncts)."""
     if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE or any(
             c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
         return []
     if objects is None:
         objects = [m.mention(o) for c in verb.children if c.dep_ == "dobj" for o in m._conjuncts(c)]
-    return [got for got in objects
-            if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC")]
+    # no person: "He married the painter Ilka Fenner in 1850" is his date; (Ilka Fenner, married in, 1850) would
+    # read as her act ("defeated X in 1850": X never defeated anyone then)
+    return [got for got in objects if got is not None and got[1] and got[1] not in _NOT_NAMES
+            and got[1] not in ("GPE", "LOC") and not m._person(got, "NNP")]
 
 
 def date_holders(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None, subjects: list[tuple[str, str]],

@@ -39,6 +39,8 @@ _NOBODY = ("", "")
 #: (not a thing named so: "the river Aske", "the steamer Grey Heron", :data:`core.backends.spacy_kinds.THING_AGENTS`)
 _AGENT = re.compile(rf"(?!(?:{'|'.join(sorted(THING_AGENTS))})$)"
                     r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
+#: prepositions whose object is a place, never a person ("born in Ostrava Mill", "died at Kellbrug")
+_PLACE_PREPS = frozenset({"in", "at", "near"})
 #: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
 _NOT_NAMES = VALUE_LABELS | {"NORP", "LANGUAGE"}
 
@@ -79,6 +81,8 @@ class _Mentions:
         self._persons: dict[int, list[tuple[str, str]]] = {}
         #: names the text shows to be people's though the small model tagged them otherwise (:meth:`_people_of`)
         self._people: set[str] = set()
+        #: names the text puts where a place goes ("born in Ostrava Mill", tagged PERSON): no "he"/"she" (:meth:`_person`)
+        self._places: set[str] = set()
         #: name -> "he"/"she" where the text said so ("She …" read as the person, "her nephew" after the person)
         self._gender: dict[str, str] = dict(before[2]) if before is not None else {}
         self._end: Carry = (None, None, {}, {})
@@ -274,12 +278,17 @@ class _Mentions:
         return self._gender.get(name, word) == word
 
     def _person(self, mention: tuple[str, str], tag: str) -> bool:
-        """A person's name: :func:`_fits` for "he", or one the text made a person (:meth:`_people_of`)."""
+        """A person's name: :func:`_fits` for "he", or one the text made a person (:meth:`_people_of`); never a
+        name the text put where a place goes and nowhere made a person ("… born in Ostrava Mill. Her daughter …":
+        a gendered pronoun stands for a person, not for a place the small model tagged PERSON)."""
+        if mention[0] in self._places and mention[0] not in self._people and mention[0] not in self._gender:
+            return False
         return _fits("he", mention, tag) or (mention[0] in self._people and tag not in ("NNS", "NNPS", "NNP+the"))
 
     def _people_of(self, sent: Any) -> None:
         """Names ``sent`` shows to be people's though the small model tagged them otherwise: the subject of "was
-        born", a name after a person's role noun ("the engraver Pim Rattery")."""
+        born" or of "was a painter" (:func:`_agent_attr`), a name after a person's role noun ("the engraver Pim
+        Rattery"); and names it puts where a place goes (:data:`_PLACE_PREPS`)."""
         for tok in sent:
             if tok.pos_ != "PROPN" or tok.i not in self.mention_of:
                 continue
@@ -289,8 +298,10 @@ class _Mentions:
             born = tok.dep_ in _SUBJ_DEPS and tok.head.lower_ == "born"
             role = span[0] > 0 and self.doc[span[0] - 1].pos_ == "NOUN" and bool(
                 _AGENT.fullmatch(self.doc[span[0] - 1].lower_)) and self.doc[span[0] - 1].tag_ == "NN"
-            if born or role:
+            if born or role or _agent_attr(tok):
                 self._people.add(self.text_of(span))
+            elif tok.dep_ == "pobj" and tok.head.lower_ in _PLACE_PREPS:  # "born in Ostrava Mill", "at Kellbrug"
+                self._places.add(self.text_of(span))
             # "Kim Jong-il's mother, Kim Jong-suk, …": a name in apposition to a kin or rank noun has its gender
             kin = tok.head if tok.dep_ == "appos" else next((c for c in tok.children if c.dep_ == "appos"), tok)
             if kin.lower_ in ROLE_GENDER and kin.pos_ == "NOUN":
@@ -332,7 +343,7 @@ class _Mentions:
                     # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named,
                     # or by name "was born" (a title the small model tagged ORG is a person's all the same)
                     self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
-                        subs[0].pos_ == "PROPN" and sent.root.lower_ == "born")
+                        subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0])))
                     cur = ((self.title, "TITLE"), "TITLE")
                 elif got is not None and got[1] not in VALUE_LABELS:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
@@ -413,6 +424,20 @@ class _Mentions:
 #: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject
 #: mention with its head's tag, the person named last, the genders the text gave (name -> "he"/"she").
 Carry = tuple[tuple[tuple[str, str], str] | None, tuple[str, str] | None, dict[str, str], ana.Others]
+
+
+def _agent_attr(tok: Any) -> bool:
+    """Whether the name ``tok`` is the subject of "was a <person's role noun>" ("Ilka Fenner was a porcelain
+    painter", the name tagged ORG; "a glass engraver" parsed as "glass" with "engraver" in apposition) or of "was a
+    <noun> born in …": a person ("The Aske is a river" names none: :data:`_AGENT`)."""
+    if tok.dep_ != "nsubj" or tok.head.lower_ not in ("is", "was"):
+        return False
+    for attr in (c for c in tok.head.children if c.dep_ == "attr" and c.tag_ == "NN"):
+        nouns = [attr, *(a for a in attr.children if a.dep_ == "appos" and a.tag_ == "NN")]
+        if any(_AGENT.fullmatch(n.lower_) for n in nouns) or any(
+                a.dep_ == "acl" and a.lower_ == "born" for a in attr.children):
+            return True
+    return False
 
 
 def _main_clause(tok: Any) -> bool:
