@@ -16,12 +16,9 @@ from typing import Any
 from core.backends.spacy_mentions import _NOT_NAMES
 
 #: verbs whose date is the subject's alone: "won the Chess World Cup in 2009" is no date of the cup (won every year),
-#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party;
-#: "He married the painter Ilka Fenner in 1850" is his "married in", which on her would read as her act (the marrying
-#: is one fact, "married · Ilka Fenner" already joins her)
+#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
 SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
-                           "visited", "entered", "attended", "reached", "adopted",
-                           "married", "marries", "marry", "wed", "weds", "wedded", "remarried"})
+                           "visited", "entered", "attended", "reached", "adopted"})
 #: verbs that bring their object into being, by their forms (the pinned pipeline has no lemmatizer): the date is the
 #: founding's or the building's, so the object's alone ("founded the X Guild in 1912", "built the mill in 1788")
 OBJECTS_DATE = frozenset({"founded", "cofounded", "co-founded", "founds", "established", "establishes", "incorporated",
@@ -36,8 +33,8 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
     1931" → (International Honey Exhibition, hosted in, 1931) too (an audit's KG had only "<city> · hosted in · 1931",
     which says nothing of what was hosted). Only an active verb's named object that is no place ("left Texas in 1999":
     the leaving is hers), a date "in"/"on" that is no span of time ("not won in 107 years"), and no verb whose date is
-    only its subject's (:data:`SUBJECTS_DATE`: "married Ilka Fenner in 1850" is his). ``objects``: the object mentions
-    the date is of (default: the verb's ``dobj`` and its conjuncts)."""
+    only its subject's (:data:`SUBJECTS_DATE`). ``objects``: the object mentions the date is of (default: the verb's
+    ``dobj`` and its conjuncts)."""
     if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE or any(
             c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
         return []

@@ -155,8 +155,7 @@ class SpacyExtractor:
     # "president of · X" (no "President · was · Y"); "Her brother was the last King of X" gives her no "king of";
     # "a river port city on the Sela" lies on it ("located on")
     # v25: a "he"/"she"/"his"/"her" never stands for a name the text put where a place goes ("born in Ostrava Mill",
-    # tagged PERSON: "Her daughter X" is no "daughter of · Ostrava Mill"); "X was a porcelain painter" makes X a
-    # person; "married the painter X in 1850" dates his marrying, not hers (no "X · married in · 1850")
+    # tagged PERSON: "Her daughter X" is no "daughter of · Ostrava Mill"); "X was a porcelain painter" makes X a person
     model_id = f"spacy-v25:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
