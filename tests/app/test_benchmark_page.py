@@ -409,14 +409,12 @@ def test_a_run_without_an_llm_is_named_so_not_recorded(home, monkeypatch, tmp_pa
     assert llm.startswith("none (no LLM: the recorded LLM recorded:") and "holds no run of this workspace" in llm, llm
 
 
-def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, monkeypatch):
-    """While the benchmark runs, its session's sidebar lists it (it was drawn before the click made the job, and only
-    the page's live panel redrew: an audit saw the session's list without it while another session counted it), the
-    progress names the method running now, and “Run benchmark” is disabled with why."""
+def _hold_the_run(monkeypatch, when):  # type: ignore[no-untyped-def]
+    """Make the page's benchmark wait after the progress report for which ``when(done, msg)`` holds: (gate, started),
+    two events — ``started`` is set when it waits, ``gate.set()`` lets it go on (in this process: no worker)."""
     import threading
 
-    from components import benchmark_view, jobs_view
-    from tests.app.test_session_jobs_pages import _sidebar_text
+    from components import benchmark_view
 
     monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the run: keep it in this process
     gate, started = threading.Event(), threading.Event()
@@ -425,12 +423,24 @@ def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, mon
     def gated(*args, progress=None, **kw):  # type: ignore[no-untyped-def]
         def each(done, total, msg):  # type: ignore[no-untyped-def]
             progress(done, total, msg)
-            if msg.startswith("running ppr"):  # the second pair: hold the run while ppr runs
+            if when(done, msg):
                 started.set()
                 gate.wait(60)
         return orig(*args, progress=each, **kw)
 
     monkeypatch.setattr(benchmark_view, "run_benchmark", gated)
+    return gate, started
+
+
+def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, monkeypatch):
+    """While the benchmark runs, its session's sidebar lists it (it was drawn before the click made the job, and only
+    the page's live panel redrew: an audit saw the session's list without it while another session counted it), the
+    progress names the method running now, and “Run benchmark” is disabled with why."""
+    from components import benchmark_view, jobs_view
+    from tests.app.test_session_jobs_pages import _sidebar_text
+
+    # the second pair: hold the run while ppr runs
+    gate, started = _hold_the_run(monkeypatch, lambda done, msg: msg.startswith("running ppr"))
     at = run_page(PAGE)
     at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense", "ppr"])
     at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(1)
@@ -563,23 +573,9 @@ def test_a_run_without_its_report_says_so_above_its_figures(home):
 def test_a_run_another_session_is_making_reads_still_running_in_a_new_session(home, monkeypatch):
     """A new tab opened on the Benchmark page while another session's run goes on: the run is open with "Still
     running" and its progress, not as a finished run of a few questions (an audit)."""
-    import threading
-
     from components import benchmark_view, jobs_view
 
-    monkeypatch.setenv("EGX_BUILD_ISOLATED", "0")  # the gate reaches into the run: keep it in this process
-    gate, started = threading.Event(), threading.Event()
-    orig = benchmark_view.run_benchmark
-
-    def gated(*args, progress=None, **kw):  # type: ignore[no-untyped-def]
-        def each(done, total, msg):  # type: ignore[no-untyped-def]
-            progress(done, total, msg)
-            if done == 1:  # one pair written: hold the run
-                started.set()
-                gate.wait(60)
-        return orig(*args, progress=each, **kw)
-
-    monkeypatch.setattr(benchmark_view, "run_benchmark", gated)
+    gate, started = _hold_the_run(monkeypatch, lambda done, msg: done == 1)  # one pair written: hold the run
     at = run_page(PAGE)
     at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"])
     at.number_input(key=S.widget_key(S.BENCH_LIMIT, "bench")).set_value(2)

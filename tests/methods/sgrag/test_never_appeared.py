@@ -13,14 +13,17 @@ from core.methods.sgrag.diagnosis import diagnose
 from core.methods.sgrag.query_graph import QNode, QueryGraph
 
 
-def _workspace() -> SimpleNamespace:
-    """"In which city was the merchant who funded the school directed by Petra Lind born?"."""
+def _workspace(*extra: tuple[str, str, str, str]) -> SimpleNamespace:
+    """"In which city was the merchant who funded the school directed by Petra Lind born?"; ``extra``: more (head,
+    relation, tail, chunk) triples."""
     b = GraphBuilder(name="puppets")
     for cid, title in (("p1", "Petra Lind"), ("p2", "Quessel School"), ("p3", "Anton Mehl")):
         b.add_chunk(title, f"text of {title}", chunk_id=cid)
     b.add_triple("Petra Lind", "directs", "Quessel School", chunk_id="p1")
     b.add_triple("Quessel School", "funded by", "Anton Mehl", chunk_id="p2")
     b.add_triple("Anton Mehl", "born in", "Lautmar", chunk_id="p3")
+    for head, relation, tail, chunk in extra:
+        b.add_triple(head, relation, tail, chunk_id=chunk)
     return SimpleNamespace(graph=b.build(), name="puppets")
 
 
@@ -73,14 +76,7 @@ def test_no_reason_is_made_up_when_the_passage_was_retrieved():
 def test_each_entity_reached_is_named_with_the_query_node_it_stands_for():
     """An audit read "its entities Tessburg, Lotte Brack (as the asked-for entity)": one role after a list of names
     reads as every name's. Each entity now carries its own."""
-    b = GraphBuilder(name="puppets")
-    for cid, title in (("p1", "Petra Lind"), ("p2", "Quessel School"), ("p3", "Anton Mehl")):
-        b.add_chunk(title, f"text of {title}", chunk_id=cid)
-    b.add_triple("Petra Lind", "directs", "Quessel School", chunk_id="p1")
-    b.add_triple("Quessel School", "funded by", "Anton Mehl", chunk_id="p2")
-    b.add_triple("Quessel School", "located in", "Lautmar", chunk_id="p2")
-    b.add_triple("Anton Mehl", "born in", "Lautmar", chunk_id="p3")
-    ws = SimpleNamespace(graph=b.build(), name="puppets")
+    ws = _workspace(("Quessel School", "located in", "Lautmar", "p2"))
     r = _result(ws)
     g = ws.graph
     school, lautmar = g.node_index["quessel school"], g.node_index["lautmar"]
