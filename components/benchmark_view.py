@@ -643,6 +643,12 @@ def run_state(name: str) -> str:
 STATE_MARKS = {"running": " · still running", "unfinished": " · unfinished"}
 
 
+def _has_pairs(name: str) -> bool:
+    """Whether run ``name``'s results file holds anything (a run cancelled before its first pair left it empty)."""
+    path = runs_root() / name / RESULTS
+    return path.is_file() and path.stat().st_size > 0
+
+
 def unfinished_note(name: str, pairs: int) -> None:
     """Above the report of a run that is still running or stopped before its report (``pairs``: the question × method
     pairs its folder holds): its figures are of those pairs only. An audit opened a running benchmark in a new tab and
@@ -651,15 +657,25 @@ def unfinished_note(name: str, pairs: int) -> None:
     if state == "done":
         return
     if state == "running":
-        job = jobs_view.jobs().get(f"bench:{name}")
-        progress = job.status().message if job is not None else ""
-        st.info(f"**Still running** — this run is being made now ({md_escape(progress) or 'started'}); the figures "
-                f"below are of the {pairs} question × method pairs written so far, not of the whole run. Open this "
-                "page again (or reload it) when it ends for the finished report.", icon=":material/hourglass_top:")
+        # its own fragment, redrawn every 2 s: the progress moves (an audit's note read "12/88" until the run ended,
+        # the banner above it at 87/88), and the run's end reloads the page with the finished report
+        st.fragment(_still_running, run_every=2.0)(name, pairs)
         return
+    if not pairs:
+        return  # said by the report itself: there are no figures to qualify
     st.warning(f"**Unfinished** — this run stopped before its report was written (cancelled, or its server ended): "
                f"the figures below are of the {pairs} question × method pairs it made. Run it again under the same "
                "name to finish it: the pairs done are kept.", icon=":material/pending:")
+
+
+def _still_running(name: str, pairs: int) -> None:
+    job = jobs_view.jobs().get(f"bench:{name}")
+    if job is None or job.finished:
+        st.rerun(scope="app")  # the run ended: the whole page again, with its finished report
+    progress = job.status().message if job is not None else ""
+    st.info(f"**Still running** — this run is being made now ({md_escape(progress) or 'started'}); the figures "
+            f"below are of the {pairs} question × method pairs written when the page opened, not of the whole run. "
+            "The finished report opens here when it ends.", icon=":material/hourglass_top:")
 
 
 def _open_latest(workspace: str) -> str:
@@ -673,7 +689,9 @@ def _open_latest(workspace: str) -> str:
     seen.add(workspace)
     runs = _runs()
     made_on = _workspaces_of(runs)
-    latest = next((r for r in runs if made_on.get(r) == workspace), "")
+    # a run with no pair yet (cancelled in its first seconds) has no figures: the newest run that has some (an audit's
+    # page opened a 0-pair run as the latest and its report failed)
+    latest = next((r for r in runs if made_on.get(r) == workspace and _has_pairs(r)), "")
     if latest:
         ss[S.BENCH_LOADED] = latest
         state = {"running": " (still running)", "unfinished": " (unfinished)"}.get(run_state(latest), "")
@@ -806,6 +824,11 @@ def report(act: Active) -> None:
     # MuSiQue's run form with nothing saying so
     other_workspace_note(summary, act)
     unfinished_note(loaded_dir.name, len(rep.records))  # still running, or stopped: figures of the pairs so far
+    if not rep.records:  # nothing to show: a run cancelled before its first pair (its summary has no table to draw)
+        st.info(f"“{md_escape(loaded_dir.name)}” holds no question × method pair yet: it was cancelled (or its server "
+                "stopped) before the first one finished, or it has only just started. Run it again under the same "
+                "name, or open another run on “Load a report”.", icon=":material/inbox:")
+        return
     stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
     # questions left out, rows trained on, few passages, gold the workspace lacks: above the figures they qualify (an
     # audit found the few-passages note 2,000 px under its "100 [100, 100]")

@@ -594,3 +594,29 @@ def test_a_run_another_session_is_making_reads_still_running_in_a_new_session(ho
     job = jobs_view.jobs().get("bench:going")
     assert job is not None and job.wait(120)
     assert benchmark_view.run_state("going") == "done"
+
+
+def test_a_run_cancelled_before_its_first_pair_is_never_the_opened_report_and_loads_without_error(home):
+    """An audit cancelled a run in its first seconds: the page then opened that 0-pair run as the workspace's latest
+    and its report failed (a KeyError drawing the papers' table). The newest run with pairs opens; the empty one, loaded
+    by name, says it holds none."""
+    import os
+    import shutil
+
+    from core.eval.bench_files import RUN
+
+    _run(["dense"], 1, "real")
+    empty = home / "runs" / "stopped"
+    empty.mkdir()
+    shutil.copy(home / "runs" / "real" / RUN, empty / RUN)
+    (empty / RESULTS).write_text("")  # what a cancel before the first pair leaves
+    newer = (home / "runs" / "real" / RESULTS).stat().st_mtime + 10
+    os.utime(empty / RESULTS, (newer, newer))
+    fresh = run_page(PAGE)
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    assert any(plain(h.value) == "Report: real" for h in fresh.subheader), [h.value for h in fresh.subheader]
+    fresh.selectbox(key=S.BENCH_LOAD_PICK).set_value("stopped")
+    fresh.button(key=S.BENCH_LOAD).click().run()
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    assert any("holds no question × method pair yet" in plain(i.value) for i in fresh.info)
+    assert not any("answer contexts" in plain(w.value) for w in fresh.warning)  # no run note about figures it lacks
