@@ -40,7 +40,8 @@ def create_question_ui(act: Active, result) -> None:
     st.html(bubble.highlighted_question(result.query, groups))
     unmarked = bubble.unmarked_groups(result.query, groups)
     if unmarked:  # an audit's class asked why "death" (a group at stage 6) was no colour in the question
-        st.caption("Each word is coloured as its anchor group (stage 6). No word of the question stands for "
+        st.caption("Each word is coloured as its anchor group (stage 6); where two groups stand for the same words, "
+                   "the first takes the colour. No word of the question stands for "
                    + ", ".join(f"“{md_escape(c)}”" for c in unmarked)
                    + ": inferred by the keyword step, or a name the pre-retrieved passages suggested.")
     g = act.graph

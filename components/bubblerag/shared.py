@@ -168,7 +168,7 @@ def _ink(bg: str) -> str:
 
 def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
     """The question as HTML with each group's concept highlighted in its colour (as in Figures 3-4)."""
-    spans = _question_spans(query, groups)
+    spans, _ = _question_spans(query, groups)
     out, pos = [], 0
     for s, e, gid in sorted(spans):
         out.append(html.escape(query[pos:s]))
@@ -183,13 +183,16 @@ def highlighted_question(query: str, groups: Sequence[AnchorGroup]) -> str:
 def unmarked_groups(query: str, groups: Sequence[AnchorGroup]) -> list[str]:
     """The concepts of the groups :func:`highlighted_question` marks no word of the question for (inferred keywords,
     the names a passage suggested), so the page can say why they are not coloured in it."""
-    marked = {gid for _, _, gid in _question_spans(query, groups)}
-    return [g.concept for g in groups if g.gid not in marked]
+    _, found = _question_spans(query, groups)
+    return [g.concept for g in groups if g.gid not in found]
 
 
-def _question_spans(query: str, groups: Sequence[AnchorGroup]) -> list[tuple[int, int, int]]:
-    """(start, end, group id) of the words of ``query`` each group stands for, none overlapping."""
+def _question_spans(query: str, groups: Sequence[AnchorGroup]) -> tuple[list[tuple[int, int, int]], set[int]]:
+    """(start, end, group id) of the words of ``query`` each group stands for, none overlapping; and the groups some
+    words of the question stand for, coloured or not (words another group's colour took: an audit read "no word
+    stands for 'Rennick Dye Works'" beside "dye works" in the question)."""
     spans: list[tuple[int, int, int]] = []
+    found: set[int] = set()
     low = query.lower()
     for g in groups:
         # the concept, else each name of a merged one ("Lothair II / Lothair I": an audit saw only "mother" marked in
@@ -202,11 +205,12 @@ def _question_spans(query: str, groups: Sequence[AnchorGroup]) -> list[tuple[int
             m = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", low) or re.search(rf"\w*{re.escape(term)}\w*", low)
             if m is None:
                 continue
+            found.add(g.gid)
             i, j = m.span()
             if all(i >= e or j <= s for s, e, _ in spans):
                 spans.append((i, j, g.gid))
                 break
-    return spans
+    return spans, found
 
 
 def terminal_groups(result: BubbleResult, graph: GraphLike) -> dict[int, list[int]]:

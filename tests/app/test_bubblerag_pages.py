@@ -327,6 +327,11 @@ def test_the_question_highlights_whole_words() -> None:
 
     inferred = [*lothair[:2], SimpleNamespace(concept="death", gid=2, members=[SimpleNamespace(keywords=("death",))])]
     assert unmarked_groups("When did Lothair II's mother die?", inferred) == ["death"]  # the page says why
+    # a group whose words another group's colour took still stands for them (an audit: "dye works" in the question,
+    # "no word stands for 'Rennick Dye Works'")
+    works = [SimpleNamespace(concept="dye works", gid=0),
+             SimpleNamespace(concept="Rennick Dye Works", gid=1, members=[SimpleNamespace(keywords=("dye works",))])]
+    assert unmarked_groups("Who invented the dye made at the dye works?", works) == []
 
 
 def test_stage_3_says_when_the_llm_s_rewrites_were_rejected() -> None:

@@ -37,6 +37,10 @@ def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     assert "dense: 10 chunks /" in per and "- reg: " in per and "- sgrag: " in per
     assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 10  # the cut follows the budget
     at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare")).set_value("custom").run()
+    # the caption names the custom budget the table was run under (an audit read "bubblerag ≤ 15 chunks" over a table
+    # of 10 chunks a method)
+    assert any(plain(c.value).startswith("**Answer budget: 10** — custom: ≤ 10 chunks") for c in at.caption), [
+        plain(c.value) for c in at.caption if "Answer budget" in c.value]
     at.text_input(key=S.widget_key(S.COMPARE_BUDGET_CUSTOM, "compare")).set_value("many").run()
     assert any("Budget 'many' is not a budget" in e.value for e in at.error)
 
