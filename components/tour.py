@@ -992,10 +992,12 @@ def home_panel() -> None:
                    "first steps take a few seconds more while those models load (this page starts loading them).")
         # an audit's lecturer: the class sees the papers' own examples answered wrongly and "the lecturer must
         # pre-frame it" — the app says it first
-        st.caption(":material/info: The papers' two examples are hard for a 1.5B model: its answers to them are "
-                   "wrong in every method. The tour uses them to show what each stage does and, under each answer, "
-                   "where the evidence was found or lost and where the wrong name came from; the last step is a "
-                   "question the same model answers right in most methods.")
+        # (an audit: "wrong in every method" overstated it, five methods giving Lothair's year "851" without the day)
+        st.caption(":material/info: The papers' two examples are hard for a 1.5B model: no method's answer to them "
+                   "is the gold one (on Lothair II's mother some give the right year without the day). The tour uses "
+                   "them to show what each stage does and, under each answer, where the evidence was found or lost and "
+                   "where the wrong name came from; the last step is a question the same model answers right in most "
+                   "methods.")
         if t is None:
             st.button("Start the guided demo", icon=":material/tour:", key=S.sub(S.TOUR, "start"), on_click=start,
                       type="primary")
