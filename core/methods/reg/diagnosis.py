@@ -73,10 +73,15 @@ def diagnose(result: RegResult, workspace: Workspace, gold: Gold, lost: list[str
             d = _hops_to(graph, linked.nodes, ents, limit=max(8, result.config.hops + 1))
             info["hops_to_passage"] = d
             if not inside:
-                info.update(stage="not_connected",
-                            why=f"its nearest entity is {d if d is not None else 'more than 8'} hop(s) from the query "
-                                f"entities and none of its triples lies within the {result.config.hops}-hop "
-                                "neighbourhood ReG scores")
+                h = result.config.hops
+                # at the neighbourhood's edge, say what keeps it out: "3 hops … not within the 3-hop neighbourhood"
+                # read as a contradiction (an audit)
+                why = (f"its nearest entity is {d} hop{'s' if d != 1 else ''} from the query entities, but each of its "
+                       f"triples has its other end beyond the {h}-hop neighbourhood ReG scores (a triple is scored "
+                       "only with both ends inside)" if d is not None and d <= h else
+                       f"its nearest entity is {d if d is not None else 'more than 8'} hops from the query entities, "
+                       f"outside the {h}-hop neighbourhood ReG scores")
+                info.update(stage="not_connected", why=why)
             elif kept.intersection(edges):
                 info.update(stage="ranked_out", why=f"a triple of it was kept but its passage ranks "
                                                     f"{ranks[cid] or 'below the retrieved'} (cut {cut})")

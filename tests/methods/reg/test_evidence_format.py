@@ -116,3 +116,7 @@ def test_reg_diagnosis_reads_the_result(demo_ws, backends) -> None:
     d = diagnose(r, demo_ws, Gold("2", (far,)))
     assert d.stage in ("not_connected", "not_in_graph") and far in d.evidence["lost"]
     assert d.evidence["query_entities"]
+    info = d.evidence["lost"][far]
+    if info["stage"] == "not_connected":  # "3 hops … not within the 3-hop neighbourhood" read as a contradiction
+        hp, why = info["hops_to_passage"], info["why"]
+        assert "hop(s)" not in why and ("other end beyond" in why) == (hp is not None and hp <= r.config.hops), why
