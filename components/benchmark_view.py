@@ -672,7 +672,7 @@ def _still_running(name: str, pairs: int) -> None:
     job = jobs_view.jobs().get(f"bench:{name}")
     if job is None or job.finished:
         st.rerun(scope="app")  # the run ended: the whole page again, with its finished report
-    progress = job.status().message if job is not None else ""
+    progress = job.status().message  # job is set here: an ended or forgotten run reran the page above
     st.info(f"**Still running** — this run is being made now ({md_escape(progress) or 'started'}); the figures "
             f"below are of the {pairs} question × method pairs written when the page opened, not of the whole run. "
             "The finished report opens here when it ends.", icon=":material/hourglass_top:")
