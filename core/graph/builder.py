@@ -199,8 +199,10 @@ def extract_triples(chunks: Sequence[Chunk], extractor: TripleExtractor, *, cach
 
     def say(done_now: int = 0) -> None:  # also within a call, as an extractor's worker parts finish
         if progress:
-            progress(f"Extracting triples ({extractor.name}){where}: {cached + finished + done_now}/{n} chunks",
-                     (cached + finished + done_now) / max(n, 1))
+            waiting = getattr(extractor, "waiting_on", None) if runner is None else None
+            note = waiting() if callable(waiting) and not (finished or done_now) else None
+            progress(f"Extracting triples ({extractor.name}){where}: {cached + finished + done_now}/{n} chunks"
+                     + (f" ({note})" if note else ""), (cached + finished + done_now) / max(n, 1))
 
     if runner is None:
         results: Iterator[tuple[int, BatchExtraction]] = _reporting_parts(extractor, say, (

@@ -347,3 +347,25 @@ def test_a_dead_worker_pool_falls_back_to_this_process_with_a_note(ex):
     assert got.triples == ex.extract(passages) and two._pool is None
     assert got.notes == ("the spaCy worker processes stopped (A child process terminated abruptly); these "
                          "passages were parsed in the main process",)
+
+
+def test_a_build_says_it_is_loading_the_spacy_model_before_its_first_passage(monkeypatch):
+    """An audit's 28-passage build read "0/28 chunks" through the pipeline's first load (seconds) and took it for
+    stuck: until the first passage is done, the progress names the load; once loaded, nothing is added."""
+    import core.backends.spacy_extractor as sx
+    from core.graph.builder import extract_triples
+    from core.graph.model import Chunk
+
+    chunks = [Chunk(f"c{i}", f"Town {i}", f"Town {i} is a port on the coast.") for i in range(3)]
+    ex = SpacyExtractor(n_process=1)
+    loaded: list[int] = []  # as if this process had not loaded the pipeline yet
+    real = sx.load_pipeline
+    monkeypatch.setattr(sx, "load_pipeline", lambda: loaded.append(1) or real())
+    monkeypatch.setattr(sx, "pipeline_loaded", lambda *a, **k: bool(loaded))
+    seen: list[str] = []
+    extract_triples(chunks, ex, cache_dir=None, progress=lambda m, f: seen.append(m))
+    assert seen[0].endswith("0/3 chunks (loading the spaCy model)"), seen
+    assert not any("loading" in m for m in seen[1:]), seen  # a call's own reports and the end say none
+    seen.clear()  # loaded now
+    extract_triples(chunks, ex, cache_dir=None, progress=lambda m, f: seen.append(m))
+    assert seen[0].endswith("0/3 chunks"), seen
