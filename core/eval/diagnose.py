@@ -171,7 +171,7 @@ def with_chance_answer(diag: Diagnosis, result: MethodResult, gold: Gold) -> Dia
 
     if diag.stage in (OK, NO_GOLD, "answer_wrong") or not gold.answers or not result.answer.strip():
         return diag
-    source = off_gold_source(result, gold.chunk_ids)
+    source = off_gold_source(result, gold.passages)
     if not source or not extract_contains(result.answer, gold.answers):
         return diag
     note = (f"Its extractive answer holds the gold answer, but in a sentence of “{source}”, a passage outside the gold "

@@ -155,6 +155,9 @@ class Gold:
     #: the gold answers as the answer-set metrics count them (:attr:`core.index.questions.Question.answer_groups`):
     #: one group per answer, its aliases in it; empty: each of :attr:`answers` counts on its own
     answer_groups: tuple[tuple[str, ...], ...] = ()
+    #: every gold passage before :meth:`narrowed` kept one passage per gold document (empty: :attr:`chunk_ids` are
+    #: all of them): what "is this passage gold?" asks, not what a ranking is scored against
+    documents: tuple[str, ...] = ()
 
     @classmethod
     def from_question(cls, q: Any) -> Gold:
@@ -178,7 +181,14 @@ class Gold:
             best = min(range(len(g)), key=lambda i: (pos.get(g[i], len(ranked)), i))
             rep.update((c, g[best]) for c in g)
         return dataclasses.replace(self, chunk_ids=tuple(dict.fromkeys(rep.get(c, c) for c in self.chunk_ids)),
-                                   groups=())
+                                   groups=(), documents=self.passages)
+
+    @property
+    def passages(self) -> tuple[str, ...]:
+        """Every gold passage: each passage of a gold document of several passages too, also once :meth:`narrowed`
+        scored the document as one of them (an audit's answers quoted from passage 1 of the gold title "Halvard
+        Teskin" read "quoted from a passage outside the gold list": the narrowed gold held its passage 3)."""
+        return tuple(dict.fromkeys((*self.documents, *self.chunk_ids, *(c for g in self.groups for c in g))))
 
 
 @dataclass(frozen=True)

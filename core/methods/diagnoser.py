@@ -218,7 +218,7 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
                              f"contain the gold answer ({', '.join(gold.answers[:3])}).", ev, ranks)
         data = _answer_step(result)
         source = data.chunk_id if data is not None else None
-        if source and gold.chunk_ids and source not in gold.chunk_ids:
+        if source and gold.chunk_ids and source not in gold.passages:
             # the right words in another passage's sentence ("It carried … on the Pellow Reach crossing", the Grey
             # Heron's, for the Brown Ox's crossing): an audit read such a row "ok"
             ev["answer"]["from_gold"] = False

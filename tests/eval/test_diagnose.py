@@ -373,6 +373,27 @@ def test_an_extract_holding_the_gold_answer_from_a_non_gold_passage_is_not_ok():
     assert diagnose(fair, ws, gold).stage == "ok"
 
 
+def test_an_extract_from_another_passage_of_a_gold_document_is_from_the_gold():
+    """An audit's benchmark called 39 answers "quoted from a non-gold passage" whose passage was of a gold title: a
+    ``ground_truth`` title of several passages is one gold document, scored as its best-ranked passage, and the
+    answer's passage 1 of it was checked against that one passage only. Any passage of the document is gold here; a
+    passage of no gold document still is not."""
+    ws = toy_workspace()
+    gold = Gold("q", ("c1", "c2", "c3"), ("Hugo Weaving",), groups=(("c2", "c3"),))
+    fair = fake("dense", ["c1", "c2", "c3", "c4"], "Agent Smith is played by Hugo Weaving.")
+    fair.trace.steps[-1].data["chunk_id"] = "c3"  # the document's other passage: c2 ranked best and stands for it
+    assert gold.narrowed(["c1", "c2", "c3"]).chunk_ids == ("c1", "c2")
+    d = diagnose(fair, ws, gold)
+    assert d.stage == "ok" and "answer" in d.evidence and d.evidence["answer"].get("from_gold") is not False, d.summary
+    chance = fake("dense", ["c1", "c2", "c3", "c4"], "Hugo Weaving was seen in Atlantis.")
+    chance.trace.steps[-1].data["chunk_id"] = "c4"
+    assert diagnose(chance, ws, gold).evidence["answer"]["from_gold"] is False
+    lost = fake("dense", ["c4", "c5", "c6", "c7", "c8", "c1", "c2", "c3"], "Agent Smith is played by Hugo Weaving.")
+    lost.trace.steps[-1].data["chunk_id"] = "c3"  # a retrieval verdict's note asks the same
+    d = diagnose(lost, ws, gold)
+    assert d.stage == "ranked_out" and "by chance" not in d.summary, d.summary
+
+
 def test_a_retrieval_loss_whose_extract_holds_the_gold_answer_from_another_passage_says_so():
     """An audit's ferry q4: ReG's "It [Grey Heron] carried … on the Pellow Reach crossing" (the wrong ferry) was
     "below the cut, but read by the answer" with the answer match "holds the gold answer", unflagged, while the same
