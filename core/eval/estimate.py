@@ -139,9 +139,10 @@ def duration(seconds: float) -> str:
     return f"{s // 3600} h {(s % 3600) // 60} min"
 
 
-def earlier_runs(root: Path, workspace: str, llm: str) -> list[tuple[str, dict[str, float], dict[str, Any]]]:
+def earlier_runs(root: Path, workspace: str, llm: str
+                 ) -> list[tuple[str, dict[str, float], dict[str, Any], dict[str, int]]]:
     """The newest runs under ``root`` of ``workspace`` and ``llm`` (the first word of its recorded name):
-    ``(run name, method → mean seconds per question, timing)`` each, newest first."""
+    ``(run name, method → mean seconds per question, timing, method → questions it ran)`` each, newest first."""
     if not root.is_dir():
         return []
     found = [p for p in root.iterdir() if (p / "results.jsonl").is_file() and (p / "run.json").is_file()]
@@ -155,17 +156,18 @@ def earlier_runs(root: Path, workspace: str, llm: str) -> list[tuple[str, dict[s
         ran_llm = str((settings.get("backends") or {}).get("llm") or "none").split(" ", 1)[0]
         if settings.get("workspace") != workspace or ran_llm != llm:
             continue
-        out.append((p.name, _mean_seconds(p / "results.jsonl"), _read_timing(p / "timing.json")))
+        secs, counts = _mean_seconds(p / "results.jsonl")
+        out.append((p.name, secs, _read_timing(p / "timing.json"), counts))
     return out
 
 
-def _mean_seconds(path: Path) -> dict[str, float]:
-    """Method → mean ``seconds`` of its records that did not fail."""
+def _mean_seconds(path: Path) -> tuple[dict[str, float], dict[str, int]]:
+    """Method → mean ``seconds`` of its records that did not fail, and method → how many there are."""
     sums: dict[str, list[float]] = {}
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return {}
+        return {}, {}
     for line in lines:
         try:
             r = json.loads(line)
@@ -173,7 +175,7 @@ def _mean_seconds(path: Path) -> dict[str, float]:
             continue  # a torn last line
         if isinstance(r, dict) and not r.get("error") and r.get("method"):
             sums.setdefault(str(r["method"]), []).append(float(r.get("seconds") or 0.0))
-    return {m: sum(v) / len(v) for m, v in sums.items() if v}
+    return {m: sum(v) / len(v) for m, v in sums.items() if v}, {m: len(v) for m, v in sums.items() if v}
 
 
 def _read_timing(path: Path) -> dict[str, Any]:
@@ -195,17 +197,24 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
     sources: dict[str, str] = {}
     loads: dict[str, float | None] = {}
     for m in methods:
-        hit = next(((name, secs[m], _load_of(t)) for name, secs, t in runs if m in secs), None)
+        # the newest of the runs that ran the method on the most questions (up to this run's): a method's first
+        # question carries its models' loading, so a 3-question run's mean put an audit's 12-question estimate at
+        # 2 min 18 s beside the 79 s its 12-question run had taken
+        ran = [(min(counts.get(m, 0), questions), -k, name, secs[m], _load_of(t))
+               for k, (name, secs, t, counts) in enumerate(runs) if m in secs]
+        hit = max(ran)[2:] if ran else None
         if hit is not None:
             sources[m], per[m], loads[m] = hit
         else:
             sources[m], per[m], loads[m] = MEASURED, default_seconds(m, passages), None
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
-    timed = next(((name, t) for name, _, t in runs if t.get("wall")), None)
+    pairs_asked = questions * len(methods)
+    timed = max(((min(int(t.get("pairs") or 0), pairs_asked), -k, name, t) for k, (name, _, t, _c) in enumerate(runs)
+                 if t.get("wall")), default=None)
     pairs = questions * len(methods)
     overhead_load = None
     if timed is not None:
-        name, t = timed
+        name, t = timed[2:]
         overhead_load = _load_of(t)
         n = max(int(t.get("pairs") or 0), 1)
         fixed = sum(float(t.get(k) or 0.0) for k in ("start-up", "set-up", "judge", "report"))

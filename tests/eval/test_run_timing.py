@@ -148,6 +148,25 @@ def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path)
     assert live.lower_bound and "at least" in live.sentence()
 
 
+def test_the_estimate_reads_the_run_of_the_most_questions_not_only_the_newest(tmp_path):
+    """An audit's 12-question run took 79 s; its next run of 3 questions (each method's first question loads its
+    models) made the next 12-question estimate 2 min 18 s, and the Questions box's default fell to 3. The estimate
+    reads the newest of the runs that ran a method on the most questions (up to the asked count)."""
+    import os
+
+    root = tmp_path / "runs"
+    _old_run(root, "big", "ws", "none", {"dense": [0.5] * 12},
+             timing={"wall": 9, "pairs": 12, "start-up": 2.0, "report": 1.0, "between methods": 1.2})
+    _old_run(root, "small", "ws", "none", {"dense": [1.6] * 3},
+             timing={"wall": 9, "pairs": 3, "start-up": 5.0, "report": 1.0, "between methods": 0.3})
+    os.utime(root / "big" / "results.jsonl", (1, 1))  # the 12-question run is the older one
+    est = estimate_run(root, "ws", "none", ["dense"], 12)
+    assert est.sources == {"dense": "big"} and est.per_question["dense"] == 0.5
+    assert "“big”" in est.overhead_source and est.overhead == pytest.approx(2.0 + 1.0 + 1.2 / 12 * 12)
+    # asked for 3: both ran at least 3, so the newest of them
+    assert estimate_run(root, "ws", "none", ["dense"], 3).sources == {"dense": "small"}
+
+
 def test_a_resumed_run_is_estimated_on_the_pairs_it_has_left(tmp_path):
     """An audit's fully resumed benchmark (88 of 88 pairs in its folder) said "about 40 s left" and ended in 8 s."""
     from core.eval.estimate import pairs_done, remaining_estimate
