@@ -334,6 +334,46 @@ QUESTION_COUNT_RULE = (f"Default: all of them when there are at most {ALL_QUESTI
                        f"{FIRST_RUN_QUESTIONS} (a first run that ends in minutes).")
 
 
+def results_download(run_dir: Path, pairs: int) -> None:
+    """Every pair's record of the run, as the run wrote it (``results.jsonl``: ranked passages, gold, each metric,
+    answer, verdict): the rows each figure of the report is a mean of. An audit could recompute the page's R@k only
+    from the server's run folder; the table's downloads hold the rows its toggles show (failures by default)."""
+    path = run_dir / RESULTS
+    if not path.is_file():
+        return
+    st.download_button(f"Download all {pairs} pairs' results (JSONL, every figure's rows)",
+                       data=lambda: path.read_bytes(), file_name=f"{run_dir.name}-results.jsonl",
+                       mime="application/x-ndjson", key=S.sub(S.BENCH_DOWNLOAD, "all"), on_click="ignore",
+                       icon=":material/dataset:",
+                       help="One JSON record per (question, method) pair, as the run saved it: its ranked passages, "
+                            "gold passages, every metric (the report's figures are their means), answer and verdict.")
+
+
+def trained_on_note(left: Any, methods: Sequence[str], taken: Sequence[str]) -> str:
+    """What the Run tab says before Run about the questions a benchmarked method's model was trained or validated on
+    ("" when there are none): left out — for every method, so that all are compared on the same questions, and how
+    to run them on the others — or, kept, how many of the questions this run takes (``taken``, the Questions box's
+    first N) are such questions. An audit, after training ReG on 10 of 12 questions, read "10 of these questions are
+    kept" above a run of 3, and found every method's run cut to 2 questions, not ReG's alone."""
+    if not left.trained_on:
+        return str(left.note())  # questions without gold here, if any
+    trainers = sorted({m for ms in left.trained_on.values() for m in ms})
+    names = " and ".join(trainers)
+    others = [m for m in methods if m not in trainers]
+    if not left.keep_trained:
+        hint = (f" They are left out for every method, so that all are compared on the same questions: take "
+                f"{names} out of Methods to run them on the other {len(others)}, or tick *Keep questions a model was "
+                "trained on* to keep them, flagged." if others else
+                " Tick *Keep questions a model was trained on* to keep them, flagged.")
+        return left.note() + hint
+    k = sum(1 for q in taken if q in left.trained_on)
+    if not k:
+        return str(left.note())
+    return (f"{k} of the {len(taken)} questions this run takes {'is' if k == 1 else 'are'} kept although {names}'s "
+            f"model was trained or validated on {'it' if k == 1 else 'them'}: {'its' if k == 1 else 'their'} "
+            f"{names} rows are flagged “trained on”, their figures inflated.")
+
+
 def default_question_count(n_gold: int, whole_run_seconds: float | None = None) -> int:
     """The Questions box's default for a workspace with ``n_gold`` questions with gold evidence
     (:data:`QUESTION_COUNT_RULE`), ``whole_run_seconds`` the estimate of running them all; at least 1, the box's
@@ -520,13 +560,9 @@ def run_panel(act: Active) -> None:
         except EgxError as exc:
             st.error(md_escape(error_text(exc)))
             st.stop()
-        if left.note():
-            st.info(md_escape(left.note()) + " Tick *Keep questions a model was trained on* to keep them, flagged.",
-                    icon=":material/school:")
-        elif left.trained_on:
-            st.warning(f"{len(left.trained_on)} of these questions are kept although a benchmarked method's model was "
-                       "trained or validated on them: their rows are flagged “trained on”, their figures inflated.",
-                       icon=":material/school:")
+        st_note = trained_on_note(left, methods, [q.id for q in questions if q.gold_chunks][:limit])
+        if st_note:
+            (st.warning if left.keep_trained else st.info)(md_escape(st_note), icon=":material/school:")
         eligible = sum(1 for q in questions if q.gold_chunks and q.id not in left.excluded)
         estimate_caption(act, methods, min(limit, eligible), judge_name)
     running = _running_bench()
@@ -943,6 +979,7 @@ def report(act: Active) -> None:
                         key=S.BENCH_DOWNLOAD, what=f"these {len(shown)} rows", run=loaded_dir.name,
                         workspace=run_ws, failures_only=bool(only_failures or only_losses),
                         budget=summary.get("settings", {}).get("budget") or "own")
+    results_download(loaded_dir, len(all_rows))
 
 
     sel = getattr(getattr(event, "selection", None), "rows", None) or []

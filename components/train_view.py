@@ -145,7 +145,9 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
         st.caption("It runs in a worker process at a lower priority, so the pages stay responsive. The model is "
                    "written to this workspace's own folder when complete; until then the previous one stays in use. "
                    "A model that scores below the untrained cosine or the current retriever on the held-out "
-                   "questions is kept aside instead, and the better scorer stays.")
+                   "questions is kept aside instead, and the better scorer stays. Once a model is installed, a "
+                   f"benchmark with ReG leaves out the {n - n_test} questions it trained or validated on — for every "
+                   "method, so that all are compared on the same questions — unless told to keep them.")
         if n < 10:
             st.warning(f"{n} question(s) with answers is too few to split into training, validation and test "
                        f"questions: with {n_val} to pick the best epoch and {n_test} held out, the chosen epoch and "

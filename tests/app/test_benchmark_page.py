@@ -75,7 +75,10 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     assert any(c.value.startswith(f"Showing {len(table)} failures of 4 rows") for c in at.caption)
     assert at.toggle(key=S.widget_key(S.BENCH_FAILURES_ONLY)).value is True
     assert {b.label for b in at.get("download_button")} >= {f"Download these {len(table)} rows (CSV)",
-                                                             f"Download these {len(table)} rows (JSON)"}
+                                                             f"Download these {len(table)} rows (JSON)",
+                                                             # every pair, whatever the toggles show (an audit found
+                                                             # only the failures to download)
+                                                             "Download all 4 pairs' results (JSONL, every figure's rows)"}
     at.toggle(key=S.widget_key(S.BENCH_FAILURES_ONLY)).set_value(False).run()
     table = at.dataframe[-1].value
     assert len(table) == 4
@@ -293,6 +296,25 @@ def test_a_run_saved_before_runs_kept_their_identity_resumes_on_request(home):
     assert "content" in json.loads(run_json.read_text())["settings"]
 
 
+def test_the_trained_on_note_says_every_method_loses_them_and_counts_the_questions_the_run_takes():
+    """An audit trained ReG on 10 of 12 questions: every method's next run had 2 questions, said as "left out because
+    reg's model … was trained", not that the other 7 methods lost them too nor how to keep them there; with Keep
+    ticked it read "10 of these questions are kept" above a run of 3."""
+    from components.benchmark_view import trained_on_note
+    from core.eval.selection import LeftOut
+
+    trained = {f"q{i}": ("reg",) for i in range(3, 13)}
+    methods = ["dense", "ppr", "reg"]
+    out = trained_on_note(LeftOut(12, (), trained, False), methods, [f"q{i}" for i in range(1, 13)])
+    assert "10 of 12 questions are left out" in out and "for every method" in out, out
+    assert "take reg out of Methods to run them on the other 2" in out, out
+    kept = trained_on_note(LeftOut(12, (), trained, True), methods, ["q1", "q2", "q3"])
+    assert kept == "1 of the 3 questions this run takes is kept although reg's model was trained or validated on it: " \
+                   "its reg rows are flagged “trained on”, their figures inflated.", kept
+    assert trained_on_note(LeftOut(12, (), trained, True), methods, ["q1", "q2"]) == ""  # none of them
+    assert trained_on_note(LeftOut(12, (), {}, False), methods, ["q1"]) == ""
+
+
 def test_questions_a_model_learned_from_are_left_out_unless_kept(home):
     """The page says, before its button, which questions a benchmarked method's trained model learned from and
     leaves them out; the checkbox keeps them, each row flagged "trained on"."""
@@ -312,7 +334,8 @@ def test_questions_a_model_learned_from_are_left_out_unless_kept(home):
     _rerun_same_name(at)
     assert "matrix-villain" not in (home / "runs" / "leak" / RESULTS).read_text()
     at.checkbox(key=S.widget_key(S.BENCH_KEEP_TRAINED, "bench")).check().run()
-    assert any("1 of these questions are kept although" in plain(w.value) for w in at.warning)
+    assert any("1 of the 5 questions this run takes is kept although reg's model was trained or validated on it"
+               in plain(w.value) for w in at.warning), [w.value for w in at.warning]
     at.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).set_value("kept").run()
     _rerun_same_name(at)
     deadline = time.monotonic() + 60  # the run outlasts the page's inline wait on a loaded machine: its panel shows
