@@ -20,7 +20,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -120,9 +120,24 @@ def _walks_whole_graph(workspace: Workspace, cfg: PPRConfig) -> bool:
 
 #: PPR's preparation: the synonymy pairs of the whole entity graph (HippoRAG §3.1), found once per graph,
 #: embedder and threshold and kept in the workspace's index folder.
+def _title(ws: Workspace, backends: Any, cfg: Any) -> str:
+    """The preparation's title: on first use, or again where pairs of an earlier graph or embedder are kept (an
+    audit read "first use of" after Add documents, PPR having run on the workspace before)."""
+    why = f"first use of “{ws.title}”"
+    path, meta_path = _paths(ws, cfg.synonym_threshold)
+    if path.exists():
+        try:
+            old = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = {}
+        why = (f"again: “{ws.title}” changed since they were found" if isinstance(old, dict) and old.get("model_id")
+               == backends.embedder.model_id else f"again, for this embedder, on “{ws.title}”")
+    return (f"Finding synonymy edges among {question_graph(ws).n_nodes:,} entities for PPR "
+            f"(cosine ≥ {cfg.synonym_threshold}; {why})")
+
+
 PREPARATION = Preparation(
-    title=lambda ws, backends, cfg: (f"Finding synonymy edges among {question_graph(ws).n_nodes:,} entities for PPR "
-                           f"(cosine ≥ {cfg.synonym_threshold}; first use of “{ws.title}”)"),
+    title=_title,
     needed=lambda ws, backends, cfg: _walks_whole_graph(ws, cfg) and not has_synonyms(
         ws, backends.embedder, cfg.synonym_threshold),
     run=lambda ws, backends, cfg, progress: workspace_synonyms(ws, backends.embedder, cfg.synonym_threshold,

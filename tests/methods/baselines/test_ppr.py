@@ -249,6 +249,25 @@ def test_a_corrupt_zip_synonymy_file_is_found_again(own_demo, hashing, damage):
     assert np.array_equal(again.pairs, first.pairs) and np.array_equal(again.sims, first.sims)
 
 
+def test_the_preparation_says_first_use_only_where_no_pairs_were_found_before(own_demo, backends):
+    """An audit read "first use of “quorvath-p”" before a benchmark after Add documents, PPR having run there: pairs
+    of an earlier graph are found again, and said so."""
+    import json
+
+    from core.methods.baselines.ppr_synonyms import PREPARATION, _paths, workspace_synonyms
+
+    cfg = ppr.PPRConfig(synonym_threshold=0.5)
+    assert "first use of" in PREPARATION.title(own_demo, backends, cfg)
+    workspace_synonyms(own_demo, backends.embedder, 0.5)
+    _, meta_path = _paths(own_demo, 0.5)
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "graph": "an earlier graph"}))
+    assert "again: “" in PREPARATION.title(own_demo, backends, cfg) and "changed since they were found" in \
+        PREPARATION.title(own_demo, backends, cfg)
+    meta_path.write_text(json.dumps({**meta, "model_id": "another embedder"}))
+    assert "again, for this embedder" in PREPARATION.title(own_demo, backends, cfg)
+
+
 def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):
     """The preparation is pending on a fresh workspace and not after it ran; a run in a "new process" (the
     graph's in-memory cache dropped) reads the pairs from the workspace instead of searching again."""
