@@ -125,7 +125,9 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
            "every failure here lost evidence before the answer")
     fig.update_layout(title={"text": f"Where the gold evidence was lost (first stage)<br><sup>{html.escape(sub)}</sup>"},
                       barmode="stack", yaxis_title="questions whose gold evidence was lost (per method)", legend_title="verdict",
-                      margin={"t": 70, "b": 90})
+                      # shown with one stage too: plotly hides a one-trace legend, and an audit's grey bars (every
+                      # method's loss was its unmatched gold title, "not in the graph") said nothing of their stage
+                      showlegend=True, margin={"t": 70, "b": 90})
     fig.update_xaxes(tickangle=0, automargin=True)
     fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(top / 8)), tickformat="d", rangemode="tozero")
     return fig

@@ -19,6 +19,7 @@ def test_failure_chart_counts_only_questions_whose_gold_evidence_was_lost():
     names = {t.name for t in fig.data}
     assert "retrieved, answer wrong" not in names and "retrieved, answer partly right" not in names
     assert names == {"ranked below the cut or not retrieved"}  # the bucket holds both (the rows' labels split them)
+    assert fig.layout.showlegend is True  # one stage: its legend still names it (plotly hides a one-trace legend)
     bar = fig.data[0]
     assert list(bar.y) == [0, 2]
     assert list(bar.x) == ["hipporag2<br>+6 retrieved,<br>answer missed", "dense<br>+4 retrieved,<br>answer missed"]
