@@ -23,6 +23,7 @@ from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
+from core.backends.spacy_spans import COPULAS as _COPULAS
 from core.text import canonical_entity, normalize_name
 
 _RELATIVE = frozenset({"who", "which", "that", "whom", "whose"})
@@ -30,7 +31,6 @@ _SUBJ = ("nsubj", "nsubjpass", "csubj")
 _OBJ = ("dobj", "attr", "oprd", "dative")
 #: nouns that tie the name in apposition to their owner ("His daughter Agnes Marlow" → daughter of him)
 _KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter", "stepson", "stepdaughter"}
-_COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "'s", "being"})
 #: role nouns whose owner, when no person, is where the role is held: a town's largest employer employs people in the
 #: town, not the town ("employer of" reads as if it did)
 _HELD_IN = frozenset({"employer", "investor"})

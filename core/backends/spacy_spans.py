@@ -40,6 +40,10 @@ _RANKS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "sev
 _NOT_ONE = frozenset({"former", "fictional", "imaginary", "mythical", "legendary", "alleged", "supposed", "proposed",
                       "planned", "unbuilt", "defunct", "onetime", "erstwhile", "fake", "false", "mock", "replica"})
 
+#: the forms of "be" (the shared pipeline runs without a lemmatizer, :data:`core.backends.spacy_model.DISABLED`: the
+#: attribute ruler gives "was" the lemma "be" but leaves "be" after a modal, "will be", without one)
+COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "being", "'s"})
+
 #: a mention's tokens: (start, end, entity label; "" for a noun chunk, "TITLE" for the passage's title)
 Span = tuple[int, int, str]
 
@@ -158,8 +162,10 @@ def _of_name_after_modifiers(doc: Any, out: dict[int, Span]) -> None:
     for of in doc:
         if of.lower_ != "of" or of.dep_ != "prep" or of.i < 2 or of.head.i != of.i - 1 or of.i + 1 >= len(doc):
             continue
-        x = of.head  # "was the last Mayor of Quenby" stays a role: "mayor of · Quenby" (spacy_relations)
-        if x.dep_ in ("attr", "appos") or (x.dep_ == "nsubj" and x.head.lemma_ == "be"):
+        # "was the last Mayor of Quenby" and "The first Mayor of Quenby would be X" stay a role: "mayor of · Quenby"
+        # (spacy_relations); by the verb's own word, the pipeline has no lemmatizer ("be" has no lemma)
+        x = of.head
+        if x.dep_ in ("attr", "appos") or (x.dep_ == "nsubj" and x.head.lower_ in COPULAS):
             continue
         start = of.i
         while start > of.sent.start and _capital_name_word(doc[start - 1], noun=True):
