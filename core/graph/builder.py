@@ -269,14 +269,16 @@ def add_extracted(builder: GraphBuilder, result: ExtractionResult) -> None:
     parenthesized disambiguations, possessives, leading articles and honorifics dropped) and merge by
     the normalized canonical name, so "David Bradley (director)" meets "David Bradley". A proper name's phrase
     with a plural head ("Heron flying boats") is the singular's node where the graph or these triples have the
-    singular ("The Heron flying boat entered service"; :func:`_singular_keys`). Loaded graphs do not pass through
-    here and keep their own names.
+    singular ("The Heron flying boat entered service"; :func:`_singular_keys`), and a river, lake or mountain named with
+    its kind word ("the Amsel river", "the River Amsel", "Lake Morra") is the node of its bare name where the text
+    makes that clear (:func:`_feature_keys`). Loaded graphs do not pass through here and keep their own names.
     """
     def named(name: str) -> tuple[str, str]:
         shown = canonical_entity(name, drop_article=False)
         return shown, normalize_name(canonical_entity(shown))
 
     ones = _singular_keys(builder, [named(n) for ts in result.triples.values() for t in ts for n in (t.head, t.tail)])
+    ones.update((k, v) for k, v in _feature_keys(builder, result.triples, named).items() if k not in ones)
     for chunk_id, triples in result.triples.items():
         cids = (chunk_id,)
         for t in triples:
@@ -313,6 +315,115 @@ def _singular_keys(builder: GraphBuilder, names: Sequence[tuple[str, str]]) -> d
         one_name = " ".join([*words[:-1], one or ""])
         if one_key and (one_name in spelt.get(one_key, ()) or builder.node_name(one_key) == one_name):
             out[key] = (one_name, one_key)  # "Winter storms" is no "Winter Storm"
+    return out
+
+
+#: geographic kind words a feature's name may carry (group name -> words): "the Amsel river" and "the Amsel" are one
+#: river where the text makes it clear (:func:`_feature_keys`); not the words that end many a place's own name
+#: ("Tarn", "-mere", "Fell", "Beck", "Wood")
+FEATURE_KINDS: dict[str, frozenset[str]] = {
+    "river": frozenset({"river", "stream", "creek", "brook", "canal", "tributary", "watercourse"}),
+    "lake": frozenset({"lake", "loch", "lough", "reservoir", "pond"}),
+    "mountain": frozenset({"mountain", "mount", "hill", "peak", "volcano"}),
+    "island": frozenset({"island", "isle", "islet", "atoll"}),
+    "forest": frozenset({"forest", "woods", "woodland"}),
+    "glacier": frozenset({"glacier"}),
+}
+_FEATURE_OF = {w: kind for kind, words in FEATURE_KINDS.items() for w in words}
+#: kind words written before the name ("River Amsel", "Lake Morra", "Mount Tarn", "Isle of Dunmore" is no such name)
+_FEATURE_FIRST = frozenset({"river", "lake", "loch", "lough", "mount", "isle", "forest"})
+#: relations that make their head a person or a settlement ("born in", "mayor of"), no river or mountain
+_NOT_FEATURE_HEAD = ("born", "died", "married", "son of", "daughter of", "wife of", "husband of", "father of",
+                     "mother of", "founded", "wrote", "starred")
+_NOT_FEATURE_TAIL = ("born in", "died in", "mayor of", "lived in", "grew up in", "raised in", "moved to")
+_PAREN = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
+
+
+def _feature_name(shown: str) -> tuple[str, str] | None:
+    """(bare name, kind group) of a feature's name with its kind word: "Amsel river"/"Amsel River"/"River Amsel" ->
+    ("Amsel", "river"), "Lake Morra" -> ("Morra", "lake"); None for other names ("Red River Valley", "river Amsel
+    bridge", a lower-case or one-word name)."""
+    words = canonical_entity(shown).split()
+    if len(words) < 2 or any(c in shown for c in ",&()") or "and" in words or "of" in words:
+        return None
+    last, first = words[-1].lower(), words[0].lower()
+    if last in _FEATURE_OF and first in _FEATURE_FIRST:
+        return None  # "Forest Hill", "Mount Lake": which is the kind?
+    if last in _FEATURE_OF and words[-2][:1].isupper() and words[0][:1].isupper():
+        bare = words[:-1]
+        kind = _FEATURE_OF[last]
+    elif first in _FEATURE_FIRST and words[0][:1].isupper() and words[1][:1].isupper():
+        bare = words[1:]
+        kind = _FEATURE_OF[first]
+    else:
+        return None
+    if not all(w[:1].isupper() or w.lower() in ("de", "la", "le", "du", "von", "van") for w in bare):
+        return None
+    return " ".join(bare), kind
+
+
+def _feature_keys(builder: GraphBuilder, triples: dict[str, tuple[ExtractedTriple, ...]],
+                  named: Callable[[str], tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Name key -> (name, key) of the node a geographic feature named with its kind word is: "the Amsel river" and
+    "the River Amsel" are the Amsel's node where "the Amsel" is named too (an audit's KG had "Amsel river", "River
+    Amsel" and "Amsel (river)" as three nodes), or one node with each other where the bare name is not.
+
+    Conservative: only the kind words of :data:`FEATURE_KINDS`; the bare name must be told by the text as that feature:
+    named in the same passage as the kind-word name, or a name with the kind in parentheses ("Amsel (river)"), or
+    said to be one ("The Amsel is a river"). Never where the text makes the bare name something else: an edge between
+    the two ("Amsel · located on · Amsel River": a town on its river), "is" a thing of another kind ("Amsel is a
+    town"), a person's or a settlement's relation (:data:`_NOT_FEATURE_HEAD`, :data:`_NOT_FEATURE_TAIL`), or the kind
+    words of two kinds ("Morra Lake" and "Morra River")."""
+    names: dict[str, str] = {}  # key -> first shown name
+    chunks_of: dict[str, set[str]] = {}
+    told: dict[str, set[str]] = {}  # bare key -> kinds the text gives it
+    other: set[str] = set()  # keys the text makes something else
+    pairs: set[tuple[str, str]] = set()
+    for cid, ts in triples.items():
+        for t in ts:
+            (h, hk), (tl, tk) = named(t.head), named(t.tail)
+            rel = t.relation.strip().lower()
+            titled = False  # "Amsel (river) · mentions · Amsel River" ties no two things
+            for raw, shown, key in ((t.head, h, hk), (t.tail, tl, tk)):
+                names.setdefault(key, shown)
+                chunks_of.setdefault(key, set()).add(cid)
+                m = _PAREN.match(raw.strip())
+                if m is not None and m.group(2).strip().lower() in _FEATURE_OF:
+                    told.setdefault(key, set()).add(_FEATURE_OF[m.group(2).strip().lower()])
+                    titled = True
+            if not titled:
+                pairs.update(((hk, tk), (tk, hk)))
+            if rel in ("is", "was", "is a", "are", "were"):
+                kind = _FEATURE_OF.get((tl.split() or [""])[-1].lower())
+                if kind is not None and tl.split()[-1].islower():
+                    told.setdefault(hk, set()).add(kind)
+                elif tl[:1].islower():  # "a town", "market town": something else (a name is no kind: "is · Weser")
+                    other.add(hk)
+            if rel.startswith(_NOT_FEATURE_HEAD):
+                other.add(hk)
+            if rel in _NOT_FEATURE_TAIL:
+                other.add(tk)
+    groups: dict[str, dict[str, set[str]]] = {}  # bare key -> kind -> feature-name keys
+    for key, shown in names.items():
+        got = _feature_name(shown)
+        if got is not None:
+            groups.setdefault(normalize_name(got[0]), {}).setdefault(got[1], set()).add(key)
+    out: dict[str, tuple[str, str]] = {}
+    for bare, kinds in groups.items():
+        if len(kinds) != 1:
+            continue
+        (kind, keys), = kinds.items()
+        keys = {k for k in keys if k not in other}
+        if not keys:
+            continue
+        bare_name = names.get(bare) or builder.node_name(bare)
+        if bare_name is not None and bare not in other and not told.get(bare, set()) - {kind} \
+                and not any((bare, k) in pairs for k in keys) \
+                and (kind in told.get(bare, set()) or any(chunks_of.get(bare, set()) & chunks_of[k] for k in keys)):
+            out.update((k, (bare_name, bare)) for k in keys)
+        elif len(keys) > 1:  # "the Amsel River" and "the River Amsel": one river (a town may be "Amsel"), as first met
+            first = next(k for k in names if k in keys)
+            out.update((k, (names[first], first)) for k in keys if k != first)
     return out
 
 
