@@ -73,6 +73,8 @@ def object_referents(m: Any, sent: Any, prev: Any, persons: list[Mention], subje
 def thing_object(m: Any, sent: Any, fits: Any, values: frozenset[str]) -> tuple[Mention, str] | None:
     """(mention, tag) of the main verb's first direct object in ``sent`` where an "it" may stand for it (``fits``)."""
     c: Any = next((c for c in sent.root.children if c.dep_ == "dobj"), None)
+    if c is not None and own_thing(m, c, values) == ("", ""):
+        return ("", ""), "NN"  # "He started his own band. It toured …": the band, no node (not the title)
     got = m.mention(c) if c is not None else None
     if c is None or got is None or got[1] in values or got[1] == "TITLE":
         return None  # "Sheeran recorded the song …": an object that is no node leaves "it" to the title
@@ -226,6 +228,59 @@ def name_after(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     if span is None or span[0] != tok.i + 1 or m.doc[tok.i + 1].pos_ != "PROPN" or span[2] in not_names:
         return None
     return m.text_of(span), span[2]  # type: ignore[no-any-return]
+
+
+def _appos_name(m: Any, noun: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name in apposition after ``noun`` ("her own company, Crane Looms"; "The company, Crane Looms,"): labelled a
+    name, or all proper nouns; None otherwise."""
+    for c in noun.children:
+        if c.dep_ != "appos" or c.pos_ != "PROPN" or c.i < noun.i:
+            continue
+        got = m.mention(c)
+        span = m.mention_of.get(c.i)
+        if got is None or not got[0] or got[1] in not_names or got[1] == "TITLE" or span is None:
+            continue
+        if got[1] or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct):
+            return got  # type: ignore[no-any-return]
+    # the parser may leave the name loose ("founded her own company, Crane Looms.": "Looms" its root): a name right
+    # after the comma, up to a punctuation mark or the sentence's end
+    span = m.mention_of.get(noun.i + 2) if noun.i + 2 < noun.sent.end and m.doc[noun.i + 1].text == "," else None
+    if span is None or span[0] != noun.i + 2 or span[2] in not_names or span[2] == "TITLE" or not (
+            span[1] >= noun.sent.end or m.doc[span[1]].is_punct):
+        return None
+    if not all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct) or any(
+            t.head.i < span[0] and t.head.i != noun.i and t.dep_ not in ("ROOT", "appos") for t in m.doc[span[0]:span[1]]):
+        return None
+    return m.text_of(span), span[2]  # type: ignore[no-any-return]
+
+
+def _owned_own(tok: Any) -> bool:
+    """Whether ``tok`` is a common noun after a possessive and "own": "her own company", "his own studio"."""
+    return tok.pos_ == "NOUN" and any(c.lower_ == "own" and c.dep_ == "amod" for c in tok.children) and any(
+        c.dep_ == "poss" for c in tok.children)
+
+
+def own_thing(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """What "her own company" names: a possessive, "own" and a common noun is no name (an audit's KG had a node "own
+    company" joining every founder's "own company"). The name in apposition ("founded her own company, Crane Looms"),
+    else the name a later "The company, X," of the piece gives it, else ("", ""): no node. And "the company" after
+    "her own company", with a name in apposition ("The company, Crane Looms, made shawls"), is that name (not the
+    passage's title, as a definite description would be). None for any other noun."""
+    if _owned_own(tok):
+        got = _appos_name(m, tok, not_names)
+        if got is not None:
+            return got
+        for t in m.doc[tok.i + 1:]:
+            if t.lower_ == tok.lower_ and t.pos_ == "NOUN" and any(c.dep_ == "det" and c.lower_ == "the"
+                                                                  for c in t.children):
+                got = _appos_name(m, t, not_names)
+                if got is not None:
+                    return got
+        return "", ""
+    if tok.pos_ == "NOUN" and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children) and any(
+            t.lower_ == tok.lower_ and _owned_own(t) for t in m.doc[:tok.i]):
+        return _appos_name(m, tok, not_names)
+    return None
 
 
 #: nouns of a relative: "X's son, NAME," is NAME

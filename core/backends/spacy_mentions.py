@@ -113,6 +113,9 @@ class _Mentions:
             if got is not None:
                 return got
             return (self.title, "TITLE") if self.title else None
+        own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
+        if own is not None:
+            return own if own[0] else None
         named = self.role_name(tok)
         if named is not None:
             return named
@@ -168,6 +171,9 @@ class _Mentions:
         """
         if tok.pos_ != "NOUN":
             return None
+        own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company, Crane Looms"
+        if own is not None:
+            return own if own[0] else None
         named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES)  # "the house Osterby
         if named is not None:  # & Daughters", "X's son, Casimir Vantreck,"
             return named

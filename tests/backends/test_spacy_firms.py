@@ -55,3 +55,19 @@ def test_a_longer_name_after_the_holding_the_title_stays_whole(ex):
     got = triples(ex, "Keller Bay\nThe lake is crossed by the Keller Bay Bridge carrying Route 9 over the bay.")
     assert ("Keller Bay", "crossed by", "Keller Bay Bridge") in got, got
     assert "Bridge" not in nodes(got), got
+
+
+def test_her_own_company_is_its_name_or_no_node(ex):
+    """A possessive, "own" and a common noun is no name: an audit's KG had a node "own company" that every founder's
+    "her own company" joined. It is the name in apposition, or the one "The company, X," gives it, or no node."""
+    got = triples(ex, "Ida Crane\nIda Crane was a weaver. In 1901 she founded her own company, Crane Looms.")
+    assert ("Ida Crane", "founded", "Crane Looms") in got, got
+    got = triples(ex, "Ida Crane\nIda Crane was a weaver. In 1901 she founded her own company. The company, Crane "
+                      "Looms, made shawls.")
+    assert ("Ida Crane", "founded", "Crane Looms") in got, got
+    assert ("Ida Crane", "is", "Crane Looms") not in got, got  # "the company" is no description of the title
+    got = triples(ex, "Tom Bell\nTom Bell was a painter. He opened his own studio in Dunmere in 1890. It closed in "
+                      "1901.")
+    assert not any("own" in n for n in nodes(got)), got
+    assert ("Tom Bell", "opened in", "Dunmere") in got, got
+    assert ("Tom Bell", "closed in", "1901") not in got, got  # "It" is the studio, no node, not the painter
