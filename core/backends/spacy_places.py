@@ -31,7 +31,7 @@ from core.backends import spacy_kinds as kinds
 from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
-from core.backends.spacy_spans import VALUE_LABELS
+from core.backends.spacy_spans import COPULAS, VALUE_LABELS
 
 #: prepositions that put a described thing in a place ("a dairy in Caddon Vale")
 PLACE_PREPS = frozenset({"in", "at", "near", "on", "outside"})
@@ -57,6 +57,49 @@ _PEOPLE = frozenset({"student", "resident", "immigrant", "emigrant", "citizen", 
 _WATERS = frozenset({"river", "lake", "canal", "creek", "stream", "brook", "loch", "estuary", "fjord"})
 #: prepositions by which a common-noun subject stands at or in a place ("A hotel at its summit")
 _AT = frozenset({"at", "on", "in", "near", "beside"})
+
+
+#: compass points a place lies at from another ("a parish west of Dunmere", "north-west of", "lies 3 miles south of")
+DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
+                        "north-east", "north-west", "south-east", "south-west"})
+
+
+def direction_word(tok: Any) -> str | None:
+    """The compass point a lower-case ``tok`` ends ("west", "north-west" over its three tokens), else None."""
+    if not tok.is_lower or tok.lower_ not in DIRECTIONS:
+        return None
+    doc = tok.doc
+    if tok.i >= 2 and doc[tok.i - 1].text == "-" and doc[tok.i - 2].lower_ in ("north", "south"):
+        return f"{doc[tok.i - 2].lower_}-{tok.lower_}"
+    return tok.lower_
+
+
+def direction(m: Any, tok: Any) -> None:
+    """(X, located west of, Y) for "X is a moorland parish west of Y", "X, a village 5 km north of Y", "X lies
+    south of Y" ("lies south of"): the compass point is no node (an audit's KG had a node "moorland parish west") and
+    the place it is read from is the subject's. Only a lower-case compass point with "of" and a named object."""
+    word = direction_word(tok)
+    of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None) if word else None
+    if of is None:
+        return
+    tails = [m.mention(p) for p in of.children if p.dep_ == "pobj"]
+    tails = [t for t in tails if t is not None and t[0] and t[1] not in _NO_PLACE]
+    if not tails:
+        return
+    head = tok.head
+    if tok.dep_ in ("attr", "appos") or (tok.dep_ in ("advmod", "npadvmod", "amod") and head.pos_ in ("NOUN", "PROPN")
+                                         and head.dep_ in ("attr", "appos", "nsubj")):
+        holders = [m.subject(tok if tok.dep_ in ("attr", "appos") else head)]
+        relation = f"located {word} of"
+    elif tok.dep_ in ("advmod", "npadvmod") and head.pos_ in ("VERB", "AUX"):
+        holders = m._subjects_of(head)
+        relation = f"located {word} of" if head.lower_ in COPULAS else f"{m.verb_phrase(head)} {word} of"
+    else:
+        return
+    for holder in holders:
+        if holder is not None and holder[1] not in VALUE_LABELS:
+            for tail in tails:
+                m.add(holder, relation, tail)
 
 
 def _plain(m: Any, tok: Any) -> bool:

@@ -162,7 +162,9 @@ class _Piece(_Mentions):
             if tok.pos_ == "NOUN" and tok.dep_ in ("attr", "appos"):  # "a painter from X", "a town in Y"
                 places.origin(self, tok)
                 places.located(self, tok)
-            if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
+            if tok.lower_ in places.DIRECTIONS:  # "a parish west of Dunmere": located west of, no node "west"
+                places.direction(self, tok)
+            elif tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
                 self._relational_noun(tok)
             elif tok.pos_ == "NOUN" and tok.lower_ in _KIN:
                 self._kin(tok)

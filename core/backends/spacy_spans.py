@@ -71,9 +71,10 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                 start = first
         elif nc.root.pos_ == "NOUN":  # "the last surviving Kestrel biplane" is the Kestrel biplane
             start = _name_after_modifiers(doc, start, nc.root)
-        if start < nc.end:
-            for i in range(start, nc.end):
-                out[i] = (start, nc.end, "")
+        end = _before_direction(doc, start, nc)
+        if start < end:
+            for i in range(start, end):
+                out[i] = (start, end, "")
     covered = 0
     for ent in doc.ents:  # entities win over the chunks they overlap ...
         if ent.start < covered:
@@ -113,6 +114,23 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                         out[i] = (span.start, span.end, "TITLE")
                     _split_rest(doc, span, out)
     return out
+
+
+_COMPASS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
+
+
+def _before_direction(doc: Any, start: int, nc: Any) -> int:
+    """Where a noun chunk's mention ends: before a lower-case compass point heading it with "of" after ("a moorland
+    parish west of Dunmere" is no node "moorland parish west": the place lies west of Dunmere,
+    :func:`core.backends.spacy_places.direction`), else at the chunk's end."""
+    root = nc.root
+    if not (root.is_lower and root.lower_ in _COMPASS and root.i + 1 == nc.end
+            and any(c.dep_ == "prep" and c.lower_ == "of" for c in root.children)):
+        return int(nc.end)
+    end = root.i
+    while end > start and (doc[end - 1].text == "-" or (doc[end - 1].is_lower and doc[end - 1].lower_ in _COMPASS)):
+        end -= 1
+    return end
 
 
 #: adverbs a noun chunk keeps (:func:`_leading_adverb`)

@@ -4,6 +4,7 @@ an audit's KG check found missing or garbled on its mountain-railway corpus."""
 
 from __future__ import annotations
 
+from tests.backends.spacy_case import nodes
 from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
 
 
@@ -42,3 +43,17 @@ def test_became_with_a_date_names_the_role(ex):
     assert not any(r == "became in" for _, r, _ in got), got
     assert ("Jory Pike", "became chairman in", "1899") in got, got
     assert ("Jory Pike", "chairman of", "Lanford Bank") in got, got
+
+
+def test_a_compass_point_of_a_place_is_a_located_relation_not_a_node(ex):
+    """"a moorland parish west of Dunmere" gave a node "moorland parish west" and "west of" from it: the compass point
+    is where the subject lies from the place."""
+    got = triples(ex, "Dunmere\nHolloway is a moorland parish west of Dunmere.")
+    assert ("Holloway", "located west of", "Dunmere") in got, got
+    assert not any(w in n for n in nodes(got) for w in ("west", "north")), got
+    got = triples(ex, "Ada Kell\nHolloway is a small moorland parish north-west of Dunmere. Brant lies 3 miles south of "
+                      "Dunmere. Kestle, a village 5 km north of Dunmere, has a mill.")
+    assert {("Holloway", "located north-west of", "Dunmere"), ("Brant", "lies south of", "Dunmere"),
+            ("Kestle", "located north of", "Dunmere")} <= got, got
+    assert not any(w in n for n in nodes(got) for w in ("west", "north", "south")), got
+
