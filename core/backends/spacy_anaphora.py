@@ -108,17 +108,45 @@ def sale_parties(m: Any, sent: Any) -> Others:
     return {}
 
 
+#: things that stand in or by a place and are named after it ("Varn station", "Kestle bridge"): "the station" of a
+#: town's passage is the town's station, no description of the town (:func:`named_before`, :func:`titles_kind`)
+FACILITIES = frozenset({"station", "airport", "terminal", "stop", "halt", "stadium", "bridge", "tunnel", "lighthouse",
+                        "harbour", "harbor", "dam", "viaduct", "line"})
+
+
 def named_before(m: Any, tok: Any) -> Mention | None:
     """The name before ``tok`` in its piece whose last word is ``tok``'s noun ("the Stane Workshop" for "the
-    workshop"), the nearest first; None when there is none."""
+    workshop"; "Varn railway station" for "the station", a name with a lower-case facility noun,
+    :data:`FACILITIES`), the nearest first; None when there is none."""
     noun = tok.lower_
     for i in range(tok.i - 1, -1, -1):
         span = m.mention_of.get(i)
-        if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun or m.doc[i].pos_ != "PROPN":
+        if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun:
+            continue
+        if m.doc[i].pos_ != "PROPN" and not (
+                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and m.doc[span[0]].text[:1].isupper()
+                and all(t.is_alpha and (t.pos_ in ("PROPN", "NOUN") or t.text[:1].isupper())
+                        for t in m.doc[span[0]:span[1]])):  # "Varn station" (the small model: "Varn" an adjective)
             continue
         if span[1] - span[0] >= 2:
             return m.text_of(span), span[2]  # type: ignore[no-any-return]
     return None
+
+
+def titles_kind(m: Any, tok: Any) -> bool:
+    """Whether the definite description ``tok`` ("the station") may be the passage's title: always, except a facility
+    (:data:`FACILITIES`) the text never said the title is ("Varn is a metro station"): in a town's passage "The
+    station is on the Amber line" is the town's station, not the town (an audit's KG read "New Delhi · located on ·
+    Yellow Line")."""
+    if tok.lower_ not in FACILITIES:
+        return True
+    for t in m.doc:
+        if t.lower_ == tok.lower_ and t.dep_ in ("attr", "appos") and t.i != tok.i:
+            verb = t.head
+            subs = [c for c in verb.children if c.dep_ == "nsubj"] if t.dep_ == "attr" else [verb]
+            if any((m.mention_of.get(c.i) or (0, 0, ""))[2] == "TITLE" for c in subs):
+                return True
+    return False
 
 
 def earlier_indefinite(m: Any, tok: Any) -> Mention | None:

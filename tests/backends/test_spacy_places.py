@@ -57,3 +57,15 @@ def test_a_compass_point_of_a_place_is_a_located_relation_not_a_node(ex):
             ("Kestle", "located north of", "Dunmere")} <= got, got
     assert not any(w in n for n in nodes(got) for w in ("west", "north", "south")), got
 
+
+def test_a_towns_station_is_its_own_node_not_the_town(ex):
+    """"The station is on the Yellow Line" in a city's passage read as the city (a definite description is the title):
+    an audit's KG had "New Delhi · located on · Yellow Line". The station is the one the text named, or no node."""
+    got = triples(ex, "New Delhi\nNew Delhi is the capital of India. The station is on the Yellow Line.")
+    assert not any(h == "New Delhi" and r.endswith(" on") for h, r, _ in got), got
+    got = triples(ex, "Varn\nVarn is a town in Osk. Varn station lies on the Amber line. The station opened in 1901.")
+    assert ("Varn station", "lies on", "Amber line") in got and ("Varn station", "opened in", "1901") in got, got
+    assert not any(h == "Varn" and r in ("opened in", "lies on", "is on") for h, r, _ in got), got
+    # a title the text calls a station is the station
+    got = triples(ex, "Kell Road\nKell Road is a metro station on the Amber Line. The station opened in 2005.")
+    assert ("Kell Road", "opened in", "2005") in got, got
