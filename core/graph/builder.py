@@ -318,16 +318,15 @@ def _singular_keys(builder: GraphBuilder, names: Sequence[tuple[str, str]]) -> d
     return out
 
 
-#: geographic kind words a feature's name may carry (group name -> words): "the Amsel river" and "the Amsel" are one
-#: river where the text makes it clear (:func:`_feature_keys`); not the words that end many a place's own name
-#: ("Tarn", "-mere", "Fell", "Beck", "Wood")
+#: geographic kind words a feature's name may carry (kind -> the words that name it: "Mount Tarn" is the Tarn
+#: mountain): "the Amsel river" and "the Amsel" are one river where the text makes it clear (:func:`_feature_keys`); a
+#: creek is no river ("Conestoga Creek" and "Conestoga River" are two), and the words that end many a place's own name
+#: ("Tarn", "-mere", "Fell", "Beck", "Wood") are none
 FEATURE_KINDS: dict[str, frozenset[str]] = {
-    "river": frozenset({"river", "stream", "creek", "brook", "canal", "tributary", "watercourse"}),
-    "lake": frozenset({"lake", "loch", "lough", "reservoir", "pond"}),
-    "mountain": frozenset({"mountain", "mount", "hill", "peak", "volcano"}),
-    "island": frozenset({"island", "isle", "islet", "atoll"}),
-    "forest": frozenset({"forest", "woods", "woodland"}),
-    "glacier": frozenset({"glacier"}),
+    **{w: frozenset({w}) for w in ("river", "stream", "creek", "brook", "canal", "lake", "loch", "lough", "reservoir",
+                                   "hill", "peak", "volcano", "forest", "glacier")},
+    "mountain": frozenset({"mountain", "mount"}),
+    "island": frozenset({"island", "isle"}),
 }
 _FEATURE_OF = {w: kind for kind, words in FEATURE_KINDS.items() for w in words}
 #: kind words written before the name ("River Amsel", "Lake Morra", "Mount Tarn", "Isle of Dunmore" is no such name)
@@ -369,24 +368,23 @@ def _feature_keys(builder: GraphBuilder, triples: dict[str, tuple[ExtractedTripl
     Amsel" and "Amsel (river)" as three nodes), or one node with each other where the bare name is not.
 
     Conservative: only the kind words of :data:`FEATURE_KINDS`; the bare name must be told by the text as that feature:
-    named in the same passage as the kind-word name, or a name with the kind in parentheses ("Amsel (river)"), or
-    said to be one ("The Amsel is a river"). Never where the text makes the bare name something else: an edge between
+    a name with the kind in parentheses (the title "Amsel (river)"), or said to be one ("The Amsel is a long river").
+    Being named in the same passage is not enough: MuSiQue's "Ohio River" passages name the state Ohio, "Utah Lake"'s
+    the state Utah, "Hong Kong Island"'s the city. Never where the text makes the bare name something else: an edge between
     the two ("Amsel · located on · Amsel River": a town on its river), "is" a thing of another kind ("Amsel is a
     town"), a person's or a settlement's relation (:data:`_NOT_FEATURE_HEAD`, :data:`_NOT_FEATURE_TAIL`), or the kind
     words of two kinds ("Morra Lake" and "Morra River")."""
     names: dict[str, str] = {}  # key -> first shown name
-    chunks_of: dict[str, set[str]] = {}
     told: dict[str, set[str]] = {}  # bare key -> kinds the text gives it
     other: set[str] = set()  # keys the text makes something else
     pairs: set[tuple[str, str]] = set()
-    for cid, ts in triples.items():
+    for ts in triples.values():
         for t in ts:
             (h, hk), (tl, tk) = named(t.head), named(t.tail)
             rel = t.relation.strip().lower()
             titled = False  # "Amsel (river) · mentions · Amsel River" ties no two things
             for raw, shown, key in ((t.head, h, hk), (t.tail, tl, tk)):
                 names.setdefault(key, shown)
-                chunks_of.setdefault(key, set()).add(cid)
                 m = _PAREN.match(raw.strip())
                 if m is not None and m.group(2).strip().lower() in _FEATURE_OF:
                     told.setdefault(key, set()).add(_FEATURE_OF[m.group(2).strip().lower()])
@@ -419,7 +417,7 @@ def _feature_keys(builder: GraphBuilder, triples: dict[str, tuple[ExtractedTripl
         bare_name = names.get(bare) or builder.node_name(bare)
         if bare_name is not None and bare not in other and not told.get(bare, set()) - {kind} \
                 and not any((bare, k) in pairs for k in keys) \
-                and (kind in told.get(bare, set()) or any(chunks_of.get(bare, set()) & chunks_of[k] for k in keys)):
+                and kind in told.get(bare, set()):
             out.update((k, (bare_name, bare)) for k in keys)
         elif len(keys) > 1:  # "the Amsel River" and "the River Amsel": one river (a town may be "Amsel"), as first met
             first = next(k for k in names if k in keys)

@@ -54,6 +54,15 @@ def test_a_bare_name_the_text_makes_something_else_stays_apart():
     assert {"morra", "morra river", "morra lake"} <= set(g.node_ids), list(g.node_names)
 
 
+def test_a_bare_name_in_the_same_passage_is_not_enough():
+    # MuSiQue: "Marietta lies on the Ohio River in Ohio": the state, not the river
+    g = _graph({"c1": [("Marietta", "located on", "Ohio River"), ("Marietta", "located in", "Ohio")]})
+    assert {"ohio", "ohio river"} <= set(g.node_ids), list(g.node_names)
+    # a creek is no river: "Conestoga Creek" and "Conestoga River" are two
+    g = _graph({"c1": [("Lancaster", "lies on", "Conestoga River")], "c2": [("Ephrata", "lies on", "Conestoga Creek")]})
+    assert {"conestoga river", "conestoga creek"} <= set(g.node_ids), list(g.node_names)
+
+
 def test_a_bare_name_in_another_passage_only_is_not_enough():
     # "the Amsel" named only elsewhere, never said to be a river: maybe a town, a band, a family
     g = _graph({"c1": [("Osk", "located on", "Amsel River")], "c2": [("Amsel", "won", "Gold Cup")]})
@@ -62,7 +71,7 @@ def test_a_bare_name_in_another_passage_only_is_not_enough():
 
 def test_which_names_carry_a_feature_kind_word():
     assert _feature_name("Amsel river") == ("Amsel", "river") == _feature_name("River Amsel")
-    assert _feature_name("Mount Tarn") == ("Tarn", "mountain") == _feature_name("Tarn Hill")
+    assert _feature_name("Mount Tarn") == ("Tarn", "mountain") == _feature_name("Tarn Mountain")
     assert _feature_name("Forest Hill") is None and _feature_name("Ambleside Fell") is None
     for name in ("river", "Red River Valley", "Isle of Dunmore", "Nepean and Hawkesbury rivers", "upper river",
                  "Amsel (river)"):
