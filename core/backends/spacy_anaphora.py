@@ -111,7 +111,7 @@ def sale_parties(m: Any, sent: Any) -> Others:
 #: things that stand in or by a place and are named after it ("Varn station", "Kestle bridge"): "the station" of a
 #: town's passage is the town's station, no description of the town (:func:`named_before`, :func:`titles_kind`)
 FACILITIES = frozenset({"station", "airport", "terminal", "stop", "halt", "stadium", "bridge", "tunnel", "lighthouse",
-                        "harbour", "harbor", "dam", "viaduct", "line"})
+                        "harbour", "harbor", "viaduct", "line"})
 
 
 def named_before(m: Any, tok: Any) -> Mention | None:
@@ -123,8 +123,9 @@ def named_before(m: Any, tok: Any) -> Mention | None:
         span = m.mention_of.get(i)
         if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun:
             continue
-        if m.doc[i].pos_ != "PROPN" and not (
-                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and m.doc[span[0]].text[:1].isupper()
+        if m.doc[i].pos_ != "PROPN" and not (  # not a description: "X is an American radio station"
+                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and m.doc[i].dep_ not in ("attr", "appos")
+                and m.doc[span[0]].text[:1].isupper()
                 and all(t.is_alpha and (t.pos_ in ("PROPN", "NOUN") or t.text[:1].isupper())
                         for t in m.doc[span[0]:span[1]])):  # "Varn station" (the small model: "Varn" an adjective)
             continue

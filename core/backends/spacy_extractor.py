@@ -158,7 +158,8 @@ class SpacyExtractor:
     # tagged PERSON: "Her daughter X" is no "daughter of · Ostrava Mill"); "X was a porcelain painter" makes X a person
     # v26: "The first Mayor of Quenby would be X" keeps the role (the copula by its word: "be" has no lemma without the
     # lemmatizer); "her own company, X" is X, else no node ("own company"); "a parish west of Dunmere" gives "located
-    # west of · Dunmere" (no node "parish west"); "the station" is the station named before or none, not a town's title
+    # west of · Dunmere", also where the parser hung it on the road ("located on U.S. Route 52 north of Iaeger"; no node
+    # "parish west"); "the station" is the station named before or none, not a town's title
     model_id = f"spacy-v26:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

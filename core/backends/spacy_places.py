@@ -83,15 +83,20 @@ def direction(m: Any, tok: Any) -> None:
     if of is None:
         return
     tails = [m.mention(p) for p in of.children if p.dep_ == "pobj"]
-    tails = [t for t in tails if t is not None and t[0] and t[1] not in _NO_PLACE]
+    # a name the small model tagged a person's is a place all the same: nothing lies west of a person ("Buls Bay")
+    tails = [t for t in tails if t is not None and t[0] and t[1] not in VALUE_LABELS | {"NORP", "LANGUAGE"}]
     if not tails:
         return
     head = tok.head
-    if tok.dep_ in ("attr", "appos") or (tok.dep_ in ("advmod", "npadvmod", "amod") and head.pos_ in ("NOUN", "PROPN")
-                                         and head.dep_ in ("attr", "appos", "nsubj")):
+    if tok.dep_ in ("appos", "advmod", "npadvmod") and head.dep_ == "pobj" and head.head.dep_ == "prep":
+        # "is located on U.S. Route 52 north of Iaeger", "a peak in Solvay Mountains west of Buls Bay": the parser hung
+        # the compass point on the name the subject is on or in; it is the subject's (not the road's)
+        tok, head = head.head, head.head.head
+    if tok.dep_ in ("attr", "appos") or (tok.dep_ in ("advmod", "npadvmod", "amod", "prep") and head.pos_ in (
+            "NOUN", "PROPN") and head.dep_ in ("attr", "appos", "nsubj")):
         holders = [m.subject(tok if tok.dep_ in ("attr", "appos") else head)]
         relation = f"located {word} of"
-    elif tok.dep_ in ("advmod", "npadvmod") and head.pos_ in ("VERB", "AUX"):
+    elif tok.dep_ in ("advmod", "npadvmod", "dobj", "prep") and head.pos_ in ("VERB", "AUX"):
         holders = m._subjects_of(head)
         relation = f"located {word} of" if head.lower_ in COPULAS else f"{m.verb_phrase(head)} {word} of"
     else:

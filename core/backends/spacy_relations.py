@@ -362,7 +362,8 @@ class _Piece(_Mentions):
         """A bare noun object with a preposition: "took command of the ferry Silver Eel" → (X, took command of,
         Silver Eel); "took part in", "gained control of". The noun alone ("command") is no mention, so the fact
         was lost. Only a bare noun (no determiner or owner): "won the award for …" keeps its own object."""
-        if obj.dep_ != "dobj" or obj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in obj.children):
+        if obj.dep_ != "dobj" or obj.pos_ != "NOUN" or any(c.dep_ == "poss" for c in obj.children) \
+                or obj.lower_ in places.DIRECTIONS:  # "located north-east of X": places.direction's
             return
         # with "the" only "of" and a noun that is no node: "cut the dial of the Marrowgate Tower Clock"
         the = any(c.dep_ == "det" for c in obj.children)

@@ -69,3 +69,24 @@ def test_a_towns_station_is_its_own_node_not_the_town(ex):
     # a title the text calls a station is the station
     got = triples(ex, "Kell Road\nKell Road is a metro station on the Amber Line. The station opened in 2005.")
     assert ("Kell Road", "opened in", "2005") in got, got
+
+
+def test_a_compass_point_hung_on_a_road_or_range_is_the_subjects(ex):
+    # MuSiQue: the parser hung "north of Iaeger" on the road, "west of Buls Bay" on the range (v26's first reading gave
+    # "U.S. Route · located north of · Iaeger")
+    got = triples(ex, "Johnnycake\nJohnnycake is an unincorporated community. Johnnycake is located on U.S. Route 52 "
+                      "north of Iaeger.")
+    assert ("Johnnycake", "located north of", "Iaeger") in got, got
+    assert not any(r.endswith("north of") and h != "Johnnycake" for h, r, _ in got), got
+    got = triples(ex, "Raft Mountain\nRaft Mountain is a mountain in British Columbia, Canada, located north-east of "
+                      "Clearwater.")
+    assert ("Raft Mountain", "located north-east of", "Clearwater") in got, got
+    assert not any(r == "located east of" or "east" in t for _, r, t in got), got
+
+
+def test_a_station_the_title_is_called_stays_the_title(ex):
+    # MuSiQue: "WYAV is a Classic Rock radio station …. The station goes by the name Wave": the description is no name
+    got = triples(ex, "WYAV\nWYAV is a Classic Rock radio station licensed to Myrtle Beach. The station goes by the name "
+                      "Wave 104.1.")
+    assert ("WYAV", "goes by", "Wave") in got, got
+    assert not any(h.endswith("radio station") for h, _, _ in got), got
