@@ -92,6 +92,16 @@ def direction(m: Any, tok: Any) -> None:
         # "is located on U.S. Route 52 north of Iaeger", "a peak in Solvay Mountains west of Buls Bay": the parser hung
         # the compass point on the name the subject is on or in; it is the subject's (not the road's)
         tok, head = head.head, head.head.head
+    if tok.dep_ in ("advmod", "npadvmod", "prep") and head.pos_ == "VERB":
+        # "founded the Mirelund Observatory on the Mirelund ridge, forty kilometres north of Drennick": what was
+        # founded there lies north of it, not its founder
+        objs = [m.mention(c) for c in head.children if c.dep_ == "dobj"]
+        objs = [o for o in objs if o is not None and o[0] and o[1] not in VALUE_LABELS]
+        for holder in objs:
+            for tail in tails:
+                m.add(holder, f"located {word} of", tail)
+        if objs:
+            return
     if tok.dep_ in ("attr", "appos") or (tok.dep_ in ("advmod", "npadvmod", "amod", "prep") and head.pos_ in (
             "NOUN", "PROPN") and head.dep_ in ("attr", "appos", "nsubj")):
         holders = [m.subject(tok if tok.dep_ in ("attr", "appos") else head)]

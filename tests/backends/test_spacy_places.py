@@ -90,3 +90,11 @@ def test_a_station_the_title_is_called_stays_the_title(ex):
                       "Wave 104.1.")
     assert ("WYAV", "goes by", "Wave") in got, got
     assert not any(h.endswith("radio station") for h, _, _ in got), got
+
+
+def test_a_compass_point_after_a_founded_thing_is_the_things(ex):
+    # the audit's corpus: the observatory lies north of Drennick, not its founder
+    got = triples(ex, "Halvard Teskin\nIn 1902 Teskin founded the Mirelund Observatory on the Mirelund ridge, about "
+                      "forty kilometres north of Drennick.")
+    assert ("Mirelund Observatory", "located north of", "Drennick") in got, got
+    assert not any(h == "Halvard Teskin" and "north" in r for h, r, _ in got), got
