@@ -124,7 +124,7 @@ def named_before(m: Any, tok: Any) -> Mention | None:
         if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun:
             continue
         if m.doc[i].pos_ != "PROPN" and not (  # not a description: "X is an American radio station"
-                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and m.doc[i].dep_ not in ("attr", "appos")
+                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and _described_as(m.doc[i]) is None
                 and m.doc[span[0]].text[:1].isupper()
                 and all(t.is_alpha and (t.pos_ in ("PROPN", "NOUN") or t.text[:1].isupper())
                         for t in m.doc[span[0]:span[1]])):  # "Varn station" (the small model: "Varn" an adjective)
@@ -132,6 +132,14 @@ def named_before(m: Any, tok: Any) -> Mention | None:
         if span[1] - span[0] >= 2:
             return m.text_of(span), span[2]  # type: ignore[no-any-return]
     return None
+
+
+def _described_as(tok: Any) -> Any:
+    """The copula's attribute or the appositive ``tok`` is the head word of, or ends as a compound ("X is a Canadian
+    radio station broadcasting at …": the parser made "station" a compound of "broadcasting"); else None."""
+    while tok.dep_ == "compound" and tok.head.i != tok.i:
+        tok = tok.head
+    return tok if tok.dep_ in ("attr", "appos") else None
 
 
 def titles_kind(m: Any, tok: Any) -> bool:
@@ -142,9 +150,10 @@ def titles_kind(m: Any, tok: Any) -> bool:
     if tok.lower_ not in FACILITIES:
         return True
     for t in m.doc:
-        if t.lower_ == tok.lower_ and t.dep_ in ("attr", "appos") and t.i != tok.i:
-            verb = t.head
-            subs = [c for c in verb.children if c.dep_ == "nsubj"] if t.dep_ == "attr" else [verb]
+        d = _described_as(t) if t.lower_ == tok.lower_ and t.i != tok.i else None
+        if d is not None:
+            verb = d.head
+            subs = [c for c in verb.children if c.dep_ == "nsubj"] if d.dep_ == "attr" else [verb]
             if any((m.mention_of.get(c.i) or (0, 0, ""))[2] == "TITLE" for c in subs):
                 return True
     return False

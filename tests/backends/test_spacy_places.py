@@ -98,3 +98,10 @@ def test_a_compass_point_after_a_founded_thing_is_the_things(ex):
                       "forty kilometres north of Drennick.")
     assert ("Mirelund Observatory", "located north of", "Drennick") in got, got
     assert not any(h == "Halvard Teskin" and "north" in r for h, r, _ in got), got
+
+
+def test_a_station_named_by_a_compound_description_stays_the_title(ex):
+    # MuSiQue's CHIQ-FM: the parser made "station" a compound of "broadcasting"; v26's first reading lost the triple
+    got = triples(ex, "CHIQ-FM\nCHIQ-FM is a Canadian radio station broadcasting at 94.3 FM in Winnipeg, Manitoba. The "
+                      "station broadcasts a classic rock format branded as 94-3 The Drive.")
+    assert ("CHIQ-FM", "broadcasts", "classic rock format") in got, got
