@@ -180,10 +180,14 @@ def own_budget_line(result: Any) -> str:
     # audit read "the top 3 passages" beside "its answer read 5 passages")
     pick = (f" (no LLM: its extracted sentence comes from the top {EXTRACTIVE_PASSAGES} of them)"
             if n > EXTRACTIVE_PASSAGES and steps and steps[-1].data.mode == "extractive" else "")
-    head = ("This page runs the method at its paper's own budget: its answer step was handed "
-            f"{n} passage{'s' if n != 1 else ''}{pick}.")
+    used = f"{n} passage{'s' if n != 1 else ''}{pick}"
     if ctx.max_chunks is not None and cap.chunks is not None and ctx.max_chunks >= cap.chunks:  # BubbleRAG's own
-        return head + f" Compare and the Benchmark open at the same cap (“{cap.name}”, at most {cap.chunks} chunks)."
+        # the cap first, then what this run used under it: "handed 8 … the same cap (at most 15)" read as 8 vs 15
+        same = ("the same cap Compare and the Benchmark open at" if ctx.max_chunks == cap.chunks
+                else f"Compare and the Benchmark open at {cap.chunks}")
+        return (f"This page runs the method at its paper's own budget, a cap of at most {ctx.max_chunks} chunks "
+                f"(“{cap.name}”, {same}). This run's answer step used {used} under that cap.")
+    head = f"This page runs the method at its paper's own budget: its answer step was handed {used}."
     return (head + f" Compare and the Benchmark open at “{cap.name}” (at most {cap.chunks} chunks for every method, "
             "BubbleRAG §4.1), where the same method may read more.")
 

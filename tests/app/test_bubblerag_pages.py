@@ -257,7 +257,10 @@ def test_ask_page_trace_roundtrip_and_escaping(home: Path) -> None:
     assert len(gold) == 1 and "no EM / F1" in gold[0] and " · EM " not in gold[0], gold
     # BubbleRAG's own budget is Compare's cap too: said so, not "may read more"
     own = [c.value for c in at.caption if c.value.startswith("This page runs the method at its paper's own budget")]
-    assert len(own) == 1 and "open at the same cap (“bubblerag”, at most 15 chunks)" in own[0], own
+    assert len(own) == 1 and "a cap of at most 15 chunks (“bubblerag”, the same cap Compare and the Benchmark" in own[0], own
+    # the cap first, then what this run used under it (an audit read "handed 8 … the same cap, at most 15" as 8 vs 15)
+    assert re.search(r"This run's answer step used \d+ passages? under that cap\.", own[0]), own
+    assert "handed" not in own[0], own
     from core.trace import Trace
 
     # a trace as the download produces it: the run's trace JSON
