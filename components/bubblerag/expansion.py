@@ -211,11 +211,14 @@ def frame_drawing(act: Active, result, replay, frame: int, nodes: list[int], pos
 
 
 def run_tally_text(result) -> str:
-    """The run's CEGs against B, for the caption above the replay (the side panel's numbers at the last frame)."""
+    """The run's CEGs against B, for the caption under the replay, worded as the side panel's caption at the last
+    frame ("19 CEGs, 10 toward B = 10 + 9 intra-group" read as 10 = 10 + 9, an audit)."""
     cfg, exp = result.config, result.expansion
     tally = budget_tally(exp.cegs, cfg.B, intra_counts=cfg.intra_counts)  # the last frame's numbers
-    return (f"{tally.total} CEG{'' if tally.total == 1 else 's'}, {tally.counted} toward B = {cfg.B}"
-            + (f" + {tally.uncounted} intra-group" if tally.uncounted else ""))
+    numbered = f" (#0–#{tally.total - 1})" if tally.total > 1 else " (#0)" if tally.total else ""
+    return (f"{tally.total} CEG{'' if tally.total == 1 else 's'}{numbered}: {tally.counted} count toward B "
+            f"(B = {cfg.B})" + (" (intra-group ones included)" if cfg.intra_counts else
+                                f", {tally.uncounted} intra-group do not" if tally.uncounted else ""))
 
 
 def passed_intra_line(cegs, frames, frame: int) -> str:
@@ -262,6 +265,18 @@ def shared_anchor_note(result, graph, node: int, involved) -> str:
             + ": their bubbles start on it, so they meet there at once (§3.2's candidates of several keywords).")
 
 
+def done_text(res, cfg, frame: int) -> str:
+    """The side panel's sentence at the end frame: how many settle steps and why the search stopped, and why the
+    counter beside it shows one step more (the end frame settles no node; "Step 36 / 36" beside "Done after 35
+    settle steps" read as a slip, an audit)."""
+    why = (f"budget B = {cfg.B} reached" if res.budget_reached else
+           "no collision: the anchors form the fallback CEG (Alg. 1 lines 23-24)" if res.fallback else
+           "the queue ran empty (G' exhausted)")
+    end = (f" Step {frame} is the end frame: it settles no node, it shows where the search stopped."
+           if frame != res.steps else "")
+    return f"Done after {res.steps} settle step{'s' if res.steps != 1 else ''} — {why}.{end}"
+
+
 def create_side_panel(act: Active, result, replay, frame: int) -> None:
     g = act.graph
     f = replay.frames[frame]
@@ -277,11 +292,7 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
                  "they are capped at B on their own."))
     st.caption(said.caption)
     if f.done:
-        res = replay.result
-        why = (f"budget B = {cfg.B} reached" if res.budget_reached else
-               "no collision: the anchors form the fallback CEG (Alg. 1 lines 23-24)" if res.fallback else
-               "the queue ran empty (G' exhausted)")
-        st.success(f"Done after {res.steps} settle steps — {why}.")
+        st.success(done_text(replay.result, cfg, frame))
     elif f.node < 0:
         # an audit's lecturer asked why "Apocalypse Now" anchors the Laurence Fishburne group: say where anchors come from
         st.info("Start: every anchor is in the queue at cost 0, one bubble per group. A group's anchors are the "

@@ -97,3 +97,37 @@ def test_a_collision_says_what_it_misses_with_the_rankings_r_miss() -> None:
     missed = groups[min(set(range(len(groups))) - set(c.groups))]
     assert "its anchors are other nodes" in missing_note(result, c, missed.concept.upper())
     assert "its anchors are other nodes" not in missing_note(result, c, "elsewhere")
+
+
+@pytest.mark.parametrize("intra_counts", [False, True])
+def test_the_run_notes_tally_reads_as_the_side_panel(intra_counts: bool) -> None:
+    """Under the drawing, the run's CEGs against B are worded as the side panel's caption at the last frame ("19 CEGs,
+    10 toward B = 10 + 9 intra-group" read as 10 = 10 + 9, an audit); the end frame's sentence says why the counter
+    shows one step more than the settle steps ("Step 36 / 36" beside "Done after 35 settle steps")."""
+    from components.bubblerag.expansion import done_text, run_tally_text
+
+    cfg = BubbleConfig().with_(B=4, intra_counts=intra_counts)
+    walked_uncounted = False
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        g = random_graph(seed, n=60, m=200)
+        groups = make_groups(g, rng, m=3, per=4)
+        local = localized_graph(g, {v for grp in groups for v in grp.terminals(g)}, unit(rng, g.n_nodes),
+                                unit(rng, 1)[0], h=6)
+        replay = expansion_replay(g, local, groups, budget=cfg.B, intra_counts=intra_counts)
+        text = run_tally_text(SimpleNamespace(config=cfg, expansion=replay.result))
+        panel = budget_text(replay.result.cegs, replay.frames[-1], cfg).caption
+        assert " + " not in text and " = " not in text.replace(f"(B = {cfg.B})", ""), text
+        head = re.match(r"(\d+ CEGs?)( \(#0(–#\d+)?\))?: (\d+) count toward B", text)
+        assert head and panel.startswith(head.group(1) + " so far" + (head.group(2) or "")), (text, panel)
+        assert f"{head.group(4)} count toward B" in panel
+        uncounted = re.search(r", (\d+) intra-group do not", text)
+        if uncounted:
+            walked_uncounted = True
+            assert f"{uncounted.group(1)} intra-group do not" in panel, (text, panel)
+        last = len(replay.frames) - 1
+        said = done_text(replay.result, cfg, last)
+        assert said.startswith(f"Done after {replay.result.steps} settle step")
+        # the counter's last frame is one past the last settle step: the sentence says so
+        assert last == replay.result.steps + 1 and f"Step {last} is the end frame" in said, (last, said)
+    assert walked_uncounted or intra_counts
