@@ -141,12 +141,30 @@ def apply() -> None:
         return
     st.session_state[APPLIED] = link
     workspace, question, method = link
+    method = _known_method(method)
     if question:
         S.hand_over(question, workspace=workspace or None, method=method)
     elif workspace:
         st.session_state[S.PENDING_WORKSPACE] = workspace
     if workspace:  # a typed or mistyped name, not one a run or trace recorded: the sidebar words its absence so
         st.session_state[S.PENDING_FROM_LINK] = True
+
+
+def _known_method(method: str) -> str:
+    """The link's method where a method of that name is registered, else "" with the page told so, as a link's
+    unknown LLM is (:func:`_apply_backends`; an audit's `method=bogus` was ignored in silence)."""
+    if not method:
+        return ""
+    from core.methods.registry import method_names
+
+    names = method_names()
+    if method in names:
+        return method
+    note = (f"The link's method “{method[:60]}” (a link may choose {', '.join(names)}) was not applied: the page "
+            "keeps its own.")
+    prev = st.session_state.get(REFUSED)
+    st.session_state[REFUSED] = f"{prev} {note}" if prev else note
+    return ""
 
 
 def publish(question: str, *, method: str | None = None) -> None:

@@ -76,6 +76,21 @@ def test_a_reload_keeps_the_recorded_llm_and_a_link_never_starts_a_live_one(home
     assert any("a link may choose none, recorded" in w.value for w in bogus.warning)
 
 
+def test_a_link_to_an_unknown_method_says_so(home: Path) -> None:
+    """An audit's `method=bogus` was ignored in silence while `llm=bogus` was reported: said the same way, and the
+    page keeps its own method."""
+    at = _open("pages/evidence_chains.py", workspace="demo", q=QUESTION, method="bogus")
+    said = [plain(w.value) for w in at.warning if "was not applied" in w.value]
+    assert len(said) == 1 and said[0].startswith("The link's method “bogus” (a link may choose dense, "), said
+    assert at.session_state[S.widget_key(S.REG_METHOD)] != "bogus"
+    assert QUESTION in [t.value for t in at.text_input]  # the rest of the link still applies
+    both = _open("pages/granker.py", workspace="demo", q=QUESTION, method="bogus", llm="bogus")
+    said = [plain(w.value) for w in both.warning if "was not applied" in w.value]
+    assert len(said) == 1 and "llm “bogus”" in said[0] and "method “bogus”" in said[0], said
+    ok = _open("pages/evidence_chains.py", workspace="demo", q=QUESTION, method="ppr")
+    assert not [w.value for w in ok.warning if "was not applied" in w.value]
+
+
 def test_the_url_follows_the_active_workspace_on_a_page_without_a_question(home: Path) -> None:
     """A build on the Data page made the new workspace active while the URL still named the old one, and a reload went
     back to it (an audit); a switch there did the same. The link's question goes with the old workspace."""
