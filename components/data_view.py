@@ -421,7 +421,7 @@ def create_upload_ui(act: Active) -> None:
     files, repeated = unique_uploads(list(files or []))
     if repeated:
         st.info(md_escape(repeated), icon=":material/content_copy:")
-    dropped, unmatched = drop_check(files, questions)
+    dropped, unmatched, unreadable = drop_check(files, questions)
     if dropped:  # said when the file is dropped, not only after Build
         st.error(md_escape(dropped), icon=":material/block:")
     if unmatched:  # a misspelt gold title, named with its nearest title before the build (not blocking)
@@ -429,7 +429,8 @@ def create_upload_ui(act: Active) -> None:
     # an empty document is left out (said now: an audit learned it after Build); when nothing else is left, or the
     # empty file is no document, the build cannot run: said now too, and the button is off (an audit read "the
     # build will leave it out" about its only file, then "Could not build")
-    empty_block, left_out = empty_upload_notes(files)
+    # a text file the build cannot read (NUL bytes: binary) is said at drop time too, in the build's own words
+    empty_block, left_out = empty_upload_notes(files, unreadable)
     if empty_block:
         st.error(md_escape(empty_block), icon=":material/block:")
     if left_out:
@@ -560,6 +561,8 @@ def _swapped_files_problem(paths: list, qpath: Any) -> str:
 #: a plain-text upload read whole to tell whether it holds any text (larger ones are assumed to)
 EMPTY_CHECK_BYTES = 1 << 20
 _TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl", ".tsv", ".csv")
+#: of those, the ones the build reads line by line (the others whole)
+_LINE_SUFFIXES = (".jsonl", ".tsv", ".csv")
 
 
 def empty_uploads(files: list) -> list[str]:
@@ -582,12 +585,14 @@ def empty_uploads(files: list) -> list[str]:
 _DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm", ".xhtml", ".docx")
 
 
-def empty_upload_notes(files: list) -> tuple[str, str]:
-    """``(blocking, left_out)`` for the dropped files with no text (:func:`empty_uploads`): why the build cannot
-    run — every file is empty, or an empty file is no document (the build reads it and stops) — else the empty
-    documents the build will leave out; ``""`` for what does not apply. Says what the build then does."""
+def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``(blocking, left_out)`` for the dropped files with no text (:func:`empty_uploads`) and those the build cannot
+    read (``unreadable``: name → the build's message, :func:`unreadable_uploads`): why the build cannot run — no file
+    is left to read, or such a file is no document (the build reads it and stops) — else the documents the build
+    will leave out; ``""`` for what does not apply. Says what the build then does."""
     blank = empty_uploads(files)
-    if not blank:
+    bad = {n: why for n, why in (unreadable or {}).items() if n not in blank}
+    if not blank and not bad:
         return "", ""
 
     def are(names: list[str]) -> str:
@@ -596,15 +601,30 @@ def empty_upload_notes(files: list) -> tuple[str, str]:
     def it(names: list[str]) -> str:
         return "it" if len(names) == 1 else "them"
 
-    if len(blank) >= len(files):
-        return (f"{are(blank)}, so the build cannot run: there is no text to build from. Drop a file with text, "
-                "or the file again with its text."), ""
-    data = [n for n in blank if base_suffix(Path(n)) not in _DOCUMENT_SUFFIXES]
+    def said(names: list[str]) -> str:  # what is wrong with each: empty, or the build's own message
+        parts = ([are(empties)] if (empties := [n for n in names if n in blank]) else []) + [
+            bad[n].rstrip(".") for n in names if n in bad]
+        return "; ".join(parts)
+
+    names = [*blank, *bad]
+    if len(names) >= len(files):
+        if not bad:
+            return (f"{are(blank)}, so the build cannot run: there is no text to build from. Drop a file with text, "
+                    "or the file again with its text."), ""
+        return (f"{said(names)}. So the build cannot run: no file can be read. Drop a UTF-8 text file, or the file "
+                "again as text."), ""
+    data = [n for n in names if base_suffix(Path(n)) not in _DOCUMENT_SUFFIXES]
     if data:
-        return (f"{are(data)}, so the build cannot run: it leaves out an empty document, never an empty data file. "
-                f"Remove {it(data)} (×), or drop the file again with its content."), ""
-    return "", (f"{are(blank)}: the build will leave {it(blank)} out. Remove {it(blank)} (×), or drop the file "
-                "again with its text.")
+        if not bad:
+            return (f"{are(data)}, so the build cannot run: it leaves out an empty document, never an empty data "
+                    f"file. Remove {it(data)} (×), or drop the file again with its content."), ""
+        return (f"{said(data)}. So the build cannot run: it leaves out a document it cannot read, never a data "
+                f"file. Remove {it(data)} (×), or drop the file again as UTF-8 text."), ""
+    if not bad:
+        return "", (f"{are(blank)}: the build will leave {it(blank)} out. Remove {it(blank)} (×), or drop the file "
+                    "again with its text.")
+    return "", (f"{said(names)}. The build will leave {it(names)} out. Remove {it(names)} (×), or drop the file "
+                "again as UTF-8 text.")
 
 
 def dropped_files_problem(files: list, questions: Any) -> str:
@@ -612,31 +632,61 @@ def dropped_files_problem(files: list, questions: Any) -> str:
     return drop_check(files, questions)[0]
 
 
-def drop_check(files: list, questions: Any) -> tuple[str, str]:
+def drop_check(files: list, questions: Any) -> tuple[str, str, dict[str, str]]:
     """What is wrong with the files as they are dropped on the uploaders, so a corpus on the questions uploader is
     told at once, not after Build (:func:`_swapped_files_problem`), and the questions' gold titles that match no
     title of the dropped documents, named with the nearest one (:func:`unmatched_gold_note`; "" when the titles
-    cannot be told before the build). Checked once per set of dropped files (the session keeps the answer); the
+    cannot be told before the build), and the dropped text files the build cannot read, each with the build's own
+    message (:func:`unreadable_uploads`). Checked once per set of dropped files (the session keeps the answer); the
     copies it reads are deleted at once."""
     if not files and questions is None:
-        return "", ""
+        return "", "", {}
     ident = tuple((f.file_id, f.name, f.size) for f in files) + ((questions.file_id, questions.name, questions.size)
                                                                 if questions is not None else ())
     kept = st.session_state.get(S.DATA_DROP_CHECK)
-    if kept is not None and kept[0] == ident:
-        return str(kept[1]), str(kept[2])
+    if kept is not None and kept[0] == ident and len(kept) > 3:
+        return str(kept[1]), str(kept[2]), dict(kept[3])
     from core.index.gold_titles import documents_unmatched_gold
 
     paths, qpath, drop = stage_uploads(files, questions)
     unmatched = ""
     try:
+        unreadable = unreadable_uploads(files, paths)
         problem = _swapped_files_problem(paths, qpath)
         if not problem and qpath is not None and paths:
             unmatched = unmatched_gold_note(documents_unmatched_gold(paths, qpath), "in these documents")
     finally:
         drop()
-    st.session_state[S.DATA_DROP_CHECK] = (ident, problem, unmatched)
-    return problem, unmatched
+    st.session_state[S.DATA_DROP_CHECK] = (ident, problem, unmatched, unreadable)
+    return problem, unmatched, unreadable
+
+
+def unreadable_uploads(files: list, paths: Sequence[Path]) -> dict[str, str]:
+    """Dropped name → why the build cannot read it, for the plain-text files (up to :data:`EMPTY_CHECK_BYTES`) among
+    ``files`` whose saved copies ``paths`` the build's own text reader refuses: a .txt of NUL bytes was accepted at
+    drop time and only refused at Build (an audit), while an empty one was said at once. The message is the build's
+    (:func:`~core.graph.formats.textio.read_text` / ``iter_lines``), so both say the same. Empty files are left to
+    :func:`empty_uploads`."""
+    from core.errors import InputFormatError
+    from core.graph.formats.textio import iter_lines, read_text
+
+    out: dict[str, str] = {}
+    for f, path in zip(files, paths, strict=False):
+        name = str(getattr(f, "name", ""))
+        size = int(getattr(f, "size", 0) or 0)
+        if not size or size > EMPTY_CHECK_BYTES or not name.lower().endswith(_TEXT_SUFFIXES):
+            continue
+        try:
+            if name.lower().endswith(_LINE_SUFFIXES):
+                for _ in iter_lines(path):  # read as the build reads them: line by line
+                    pass
+            else:
+                read_text(path)
+        except InputFormatError as exc:
+            why = str(exc)
+            # the saved copy's name stands for the dropped one (a copy may be renamed when saved)
+            out[name] = name + why[len(exc.source):] if why.startswith(exc.source) else why
+    return out
 
 
 #: Scroll the page so the build's failure, under the Build button, is in the middle of the window: at the top of the

@@ -153,6 +153,34 @@ def test_an_empty_data_file_stops_the_build_and_an_empty_document_beside_text_is
         "left out"), tables
 
 
+BINARY = bytes(range(256)) * 12  # 3 KB of every byte, NULs among them
+LOOKS_BINARY = "binary.txt, line 1: the file looks binary (it contains NUL bytes). Expected a UTF-8 text file"
+
+
+def test_a_binary_text_file_is_said_at_drop_in_the_build_s_own_words(home: Path) -> None:
+    """An audit's binary.txt (random bytes) got no word until Build, while an empty .txt was said at once: said at
+    drop too, in the message the build gives; left out beside a readable document, the build refused when it is
+    the only file."""
+    at = _drop(run_page("pages/data.py"), [("binary.txt", BINARY)])
+    assert not at.exception, [e.value for e in at.exception]
+    said = [plain(e.value) for e in at.error if LOOKS_BINARY in plain(e.value)]
+    assert said and "the build cannot run: no file can be read" in said[0], [e.value for e in at.error]
+    assert at.button(key=S.DATA_BUILD).disabled
+
+    at = _drop(run_page("pages/data.py"), [("binary.txt", BINARY), ("Captains.txt", CAPTAINS)])
+    assert not at.error, [e.value for e in at.error]
+    warned = [plain(w.value) for w in at.warning if LOOKS_BINARY in plain(w.value)]
+    assert warned and "The build will leave it out" in warned[0], [w.value for w in at.warning]
+    assert not at.button(key=S.DATA_BUILD).disabled
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("captains")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [s for s in at.success if "Built workspace" in s.value], [e.value for e in at.error]
+    # the build says the same of it
+    assert any(LOOKS_BINARY in plain(m.value) for m in [*at.warning, *at.caption, *at.markdown]), \
+        [w.value for w in at.warning]
+
+
 def test_the_suggested_workspace_name_is_one_file_s_stem_or_neutral(home: Path) -> None:
     """An audit's corpus of a JSONL and two PDFs was offered "Beatrix_Holloway", the first PDF's name: one file
     suggests its stem; several a stem they share, else "corpus" ("corpus-2" when taken)."""
