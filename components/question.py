@@ -143,8 +143,26 @@ def own_question_toggle(key: str, *, scope: str = "", container: Any = None) -> 
     if getattr(st.session_state.get(S.TOUR), "page", ""):  # a guided tour sets each step's question: on a 900-px
         return bool(st.session_state.get(own, False))  # projector the switch's row only pushed the stage down
     wkey = S.bind(own, False, scope=scope)
-    return bool(S.keep(own, where.toggle(OWN_QUESTION_LABEL, key=wkey, help=OWN_QUESTION_HELP,
-                                         on_change=_own_question_changed, args=(workspace, key, wkey))))
+    on = bool(S.keep(own, where.toggle(OWN_QUESTION_LABEL, key=wkey, help=OWN_QUESTION_HELP,
+                                       on_change=_own_question_changed, args=(workspace, key, wkey))))
+    # what the switch does, in view at once: an audit switched it on and saw nothing change
+    said = own_question_note(on, str(st.session_state.get(S.QUESTION) or ""))
+    if on:
+        where.info(said, icon=":material/call_split:")
+    else:
+        where.caption(said)
+    return on
+
+
+def own_question_note(on: bool, shared: str) -> str:
+    """Beside the "use another question on this page only" switch: on, that this page keeps its own question and the
+    other pages keep the workspace's (``shared``, named); off, that the question is shared (escaped markdown)."""
+    if on:
+        keep = f"“{md_escape(shared)}”" if shared else "theirs"
+        return (f"This page now keeps its own question; the other pages keep {keep}. Turn the switch off to "
+                "show theirs here again.")
+    return ("Shared question: Ask, the paper pages, HippoRAG 2 and Compare show this one too, and a question picked "
+            "here becomes theirs.")
 
 
 def _own_question_changed(workspace: str, key: str, wkey: str) -> None:

@@ -82,10 +82,18 @@ def test_the_switch_keeps_a_question_on_one_page_only(home: Path) -> None:
     ask_q = _ask(at)
     _ok(switch(at, "pages/granker.py"))
     assert _shown(at, "pages/granker.py") == ask_q
+    # off: the page says its question is shared
+    assert any(c.value.startswith("Shared question: Ask, the paper pages") for c in at.caption)
     _ok(_toggle(at).set_value(True).run())
+    # on: said at once, in a box of its own, naming the question the other pages keep (an audit saw no change)
+    said = [i.value for i in at.info if i.value.startswith("This page now keeps its own question")]
+    assert len(said) == 1 and f"the other pages keep “{ask_q}”" in said[0], [i.value for i in at.info]
+    assert not any(c.value.startswith("Shared question:") for c in at.caption)
     box = at.selectbox(key=S.widget_key(S.GRANKER_QUESTION))
     own = next(o for o in box.options if o not in (ask_q, S.CUSTOM_QUESTION))
     _ok(box.set_value(own).run())
+    said = [i.value for i in at.info if i.value.startswith("This page now keeps its own question")]
+    assert len(said) == 1 and f"the other pages keep “{ask_q}”" in said[0], said  # still the shared one, not own
     _ok(switch(at, "pages/bubble_ask.py"))
     assert _ask(at) == ask_q  # the other pages keep the workspace's question
     _ok(switch(at, "pages/compare.py"))
