@@ -57,6 +57,24 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
 #: the query-graph table's "stands for" column, in px: room for a Table 12 description ("Actor in the movie
 #: starring Keanu Reeves") beside id, label and role in three fifths of the page at 1440 px
 QG_DESC_WIDTH = 320
+#: about how many characters of a description one line of the "stands for" column holds (14 px text in 320 px)
+QG_DESC_LINE_CHARS = 38
+#: the table's row height, in px, per wrapped line of "stands for" and around them; a row over 64 px lets the
+#: table wrap its text (Streamlit wraps a cell only in rows taller than 4rem)
+QG_LINE_PX, QG_ROW_PAD_PX, QG_MAX_LINES = 21, 16, 4
+
+
+def qg_row_height(descriptions: Sequence[str]) -> int | None:
+    """The query-graph table's row height for its "stands for" texts: None (one line, Streamlit's default) when each
+    fits its column, else rows tall enough for the longest text wrapped (an audit's tour step read "The movie: Movie
+    starring Keanu Reeves and Laurence", cut at the column's edge)."""
+    longest = max((len(d) for d in descriptions), default=0)
+    if longest <= QG_DESC_LINE_CHARS:
+        return None
+    lines = min(QG_MAX_LINES, -(-longest * 6 // (QG_DESC_LINE_CHARS * 5)))  # words wrap early: a sixth to spare
+    return max(66, lines * QG_LINE_PX + QG_ROW_PAD_PX)
+
+
 #: how much of an UNK node's description its drawn name carries ("UNK · The main villain")
 UNK_NAME_CHARS = 28
 
@@ -209,9 +227,10 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         repairs = q_data.repairs() if q_data is not None else []
         if repairs:
             st.info("Checks applied to the query graph (Table 12's rules): " + md_escape("; ".join(repairs)) + ".")
-        st.dataframe(pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK" if n.unknown else "entity",
-                                    "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
-                                   for n in qg.nodes]), hide_index=True, width="stretch",
+        rows = pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK" if n.unknown else "entity",
+                              "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
+                             for n in qg.nodes])
+        st.dataframe(rows, hide_index=True, width="stretch", row_height=qg_row_height(list(rows.get("stands for", []))),
                      column_config={"id": st.column_config.TextColumn("id", width=40),
                                     "label": st.column_config.TextColumn("label", width=135),
                                     "role": st.column_config.TextColumn("role", width=55),

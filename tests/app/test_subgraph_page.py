@@ -259,3 +259,22 @@ def test_the_picker_opens_on_the_match_the_answer_was_read_from(home: Path) -> N
     assert "20 March 851" in frames[2].proto.srcdoc  # the match drawn is the one whose UNK the sentence names
     at.selectbox(key=PICK).set_value(0).run()  # still resettable
     assert at.selectbox(key=PICK).value == 0 and not at.exception
+
+
+def test_the_query_graph_table_wraps_a_long_stands_for_text(home: Path) -> None:
+    """The tour's Keanu step (recorded LLM) read "The movie: Movie starring Keanu Reeves and Laurence", cut at the
+    column's edge: rows tall enough for the longest text wrapped (Streamlit wraps a cell only in rows over 64 px);
+    one-line texts keep the default rows."""
+    from components import tour
+    from components.sgrag_view import QG_DESC_LINE_CHARS, qg_row_height
+
+    assert qg_row_height(["Actor in the movie", "the asked-for entity"]) is None
+    assert qg_row_height([]) is None
+    long = "The movie: Movie starring Keanu Reeves and Laurence Fishburne; Target to be queried"
+    assert qg_row_height([long]) > 64 and qg_row_height([long]) >= qg_row_height([long[:2 * QG_DESC_LINE_CHARS]])
+    at = open_page(**{S.LLM: "recorded", S.SGRAG_QUESTION: tour.KEANU})
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0]
+    said = list(table.value["stands for"])
+    assert max(map(len, said)) > QG_DESC_LINE_CHARS, said  # the recorded query graph's long description
+    assert table.proto.row_height == qg_row_height(said) > 64
