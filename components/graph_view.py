@@ -880,9 +880,27 @@ def _pyvis_templates(folder: str) -> Any:
     return Environment(loader=FileSystemLoader(folder))
 
 
+#: the node labels' size the fit script keeps on screen (:data:`_FIT_SCRIPT`), as :func:`scaled_labels` finds it
+_LABEL_PX_JS = re.compile(r"(var MAX_ZOOM = [\d.]+, PX = )(\d+)(;)")
+
+
+def scaled_labels(doc: str, scale: float) -> str:
+    """``doc`` (a drawing of :func:`network_html`) with its node and edge labels ``scale`` times their size on
+    screen; ``doc`` itself at 1 or in a drawing without the fit script."""
+    if scale == 1:
+        return doc
+    return _LABEL_PX_JS.sub(lambda m: f"{m.group(1)}{round(int(m.group(2)) * scale)}{m.group(3)}", doc, count=1)
+
+
 def render_html(doc: str, *, height: int = DEFAULT_HEIGHT) -> None:
-    """Embed a drawing: ``st.iframe`` where it exists (Streamlit ≥ 1.5x), else components.html."""
+    """Embed a drawing: ``st.iframe`` where it exists (Streamlit ≥ 1.5x), else components.html. In the tour's
+    projector mode its labels are drawn larger (:func:`components.tour.projector_scale`; an audit measured the
+    bubble graph's labels at 12 px on a projector); the cached drawing itself is left as it is."""
     import streamlit as st
+
+    from components.tour import projector_scale
+
+    doc = scaled_labels(doc, projector_scale())
 
     if hasattr(st, "iframe"):
         st.iframe(doc, height=height)

@@ -570,11 +570,27 @@ def step_label(i: int) -> str:
 #: above): the bar under it names the step, and the 45 px it gave back bring the stage's drawing up the projector's
 #: screen (an audit found half of the expansion drawing under the fold of 1440×900).
 #: The tour's projector mode (a toggle in its "More"): the pages' grey captions hidden, an audit's lecturer having to
-#: read long small-print paragraphs aloud from the projector.
+#: read long small-print paragraphs aloud from the projector, and the text a class reads set larger — the pages'
+#: text and boxes, the "Look at" lines, the lesson box (:data:`PROJECTOR_SCALE` of their size; a later audit measured
+#: the "Look at" text at 13 px with the mode on) — and the drawings' labels (:func:`projector_scale`,
+#: :func:`components.graph_view.render_html`). Buttons, the bar's title and headings keep their size: the bar stays
+#: one line. A table (a canvas) keeps Streamlit's size.
 QUIET = S.sub(S.TOUR, "quiet")
+#: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
+PROJECTOR_SCALE = 1.25
 _QUIET_CSS = """<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
-</style>"""
+[data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stAlert"]) [data-testid="stMarkdownContainer"]
+  :is(p, li) { font-size: SCALErem; }
+.egx-tour-look { font-size: LOOKrem; opacity: 1; }
+.st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] :is(p, li) { font-size: SCALErem; }
+</style>""".replace("LOOK", f"{0.85 * PROJECTOR_SCALE:.4g}").replace("SCALE", f"{PROJECTOR_SCALE:g}")
+
+
+def projector_scale() -> float:
+    """:data:`PROJECTOR_SCALE` while the tour runs in projector mode, else 1: what the drawings scale their labels by
+    (:func:`components.graph_view.render_html`)."""
+    return PROJECTOR_SCALE if current() is not None and st.session_state.get(QUIET) else 1.0
 
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 0.2rem; z-index: 999989; }
@@ -666,9 +682,10 @@ def bar(page: str) -> None:
                 st.markdown("**About this page**")
                 intro_body(page)
             S.keep(QUIET, st.toggle(
-                "Projector mode: hide the small grey notes", key=S.bind(QUIET, False, scope=page),
-                help="Hides the pages' grey captions (how a figure was made, what a note means) while the tour runs, "
-                     "so the drawings and tables fit the screen; everything else stays. Off again here."))
+                "Projector mode: larger text, no small grey notes", key=S.bind(QUIET, False, scope=page),
+                help=f"While the tour runs: the pages' text, the “Look at” line, the lesson box and the drawings' "
+                     f"labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was made, "
+                     "what a note means) hidden, so the drawings and tables still fit the screen. Off again here."))
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
         off = _off_course(t)

@@ -436,7 +436,8 @@ def test_a_granker_step_shows_smoothing_lift_the_gold_answer(home: Path) -> None
 
 def test_projector_mode_hides_the_grey_notes_during_the_tour_only(home: Path) -> None:
     """An audit's lecturer read long grey paragraphs aloud from the projector: the tour's "More" has a projector mode
-    that hides the pages' captions while the tour runs; leaving the tour shows them again."""
+    that hides the pages' captions while the tour runs, and (a later audit: it enlarged nothing) sets the pages' text,
+    the "Look at" line, the lesson box and the drawings' labels larger; leaving the tour puts both back."""
     at = _own_home()
     _ok(_button(at, "start").click().run())
 
@@ -444,11 +445,30 @@ def test_projector_mode_hides_the_grey_notes_during_the_tour_only(home: Path) ->
         return any('[data-testid="stCaptionContainer"] { display: none; }' in str(h.proto.body)
                    for h in at.get("html"))
 
-    assert not hidden()
+    def larger() -> bool:  # the text a class reads set larger (an audit: it only hid the grey notes)
+        css = " ".join(str(h.proto.body) for h in at.get("html"))
+        return all(rule in css for rule in (
+            f":is(p, li) {{ font-size: {tour.PROJECTOR_SCALE:g}rem; }}",  # the pages' text and boxes, the lesson's
+            f".egx-tour-look {{ font-size: {0.85 * tour.PROJECTOR_SCALE:.4g}rem;"))  # the "Look at" line
+
+    def label_px() -> list[int]:  # the drawings' node labels on screen
+        return [int(m) for f in at.get("iframe") for m in re.findall(r"var MAX_ZOOM = [\d.]+, PX = (\d+);",
+                                                                       f.proto.srcdoc)]
+
+    assert not hidden() and not larger()
+    assert 1.2 <= tour.PROJECTOR_SCALE <= 1.3
     at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_anchors.py")).set_value(True)
     _ok(at.run())
-    assert hidden()
+    assert hidden() and larger()
     _ok(_button(at, "next").click().run())  # it stays on from page to page
-    assert hidden() and at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_expansion.py")).value
+    assert hidden() and larger() and at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_expansion.py")).value
+    from components.bubblerag.expansion import LABEL_PX
+
+    assert label_px() and set(label_px()) == {round(LABEL_PX * tour.PROJECTOR_SCALE)}, label_px()
+    at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_expansion.py")).set_value(False)
+    _ok(at.run())
+    assert not hidden() and not larger() and set(label_px()) == {LABEL_PX}, label_px()
+    at.toggle(key=S.widget_key(tour.QUIET, "pages/bubble_expansion.py")).set_value(True)
+    _ok(at.run())
     _ok(_button(at, "leave").click().run())
-    assert not hidden()
+    assert not hidden() and not larger()
