@@ -572,7 +572,8 @@ def step_label(i: int) -> str:
 #: The tour's projector mode (a toggle in its "More"): the pages' grey captions hidden, an audit's lecturer having to
 #: read long small-print paragraphs aloud from the projector, and the text a class reads set larger — the pages'
 #: text and boxes, the "Look at" lines, the lesson box (:data:`PROJECTOR_SCALE` of their size; a later audit measured
-#: the "Look at" text at 13 px with the mode on) — and the drawings' labels (:func:`projector_scale`,
+#: the "Look at" text at 13 px with the mode on; its two lines become at most three, the text being longer) — and
+#: the drawings' labels (:func:`projector_scale`,
 #: :func:`components.graph_view.render_html`). Buttons, the bar's title and headings keep their size: the bar stays
 #: one line. A table (a canvas) keeps Streamlit's size.
 QUIET = S.sub(S.TOUR, "quiet")
@@ -582,7 +583,7 @@ _QUIET_CSS = """<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
 [data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stAlert"]) [data-testid="stMarkdownContainer"]
   :is(p, li) { font-size: SCALErem; }
-.egx-tour-look { font-size: LOOKrem; opacity: 1; }
+.egx-tour-look { font-size: LOOKrem; opacity: 1; -webkit-line-clamp: 3; line-clamp: 3; }
 .st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] :is(p, li) { font-size: SCALErem; }
 </style>""".replace("LOOK", f"{0.85 * PROJECTOR_SCALE:.4g}").replace("SCALE", f"{PROJECTOR_SCALE:g}")
 
