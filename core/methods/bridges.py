@@ -77,6 +77,11 @@ _SUBJECT_CLAUSE = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+
 _THING_CLAUSE = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+(?P<verb>[a-z]{3,})\s+"
                            r"the\s+(?P<x>[a-z]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|"
                            r"to|and|or|but|that|which|who|when|where|while|as)\b)[a-z]{3,}){1,2})\b")
+#: "the inventor of the bellows regulator", "the architect of the old customs house": "the N of" a thing named by
+#: lower-case words, the words up to the first function word (:func:`_thing_of`: as many of them as a sentence names).
+_THING_OF = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+the\s+"
+                       r"(?P<x>[a-z\-]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|to|and|or|"
+                       r"but|that|which|who|when|where|while|as|is|was|were|are|did|does|do|born|die|died)\b)[a-z\-]{2,}){1,3})")
 #: Relational nouns and the nouns that state the same relation from the other side: "the father of Aldo Fenn" is
 #: the one Aldo Fenn "was the son of".
 _PARENT, _CHILD = ("father", "mother", "parent"), ("son", "daughter", "child")
@@ -218,11 +223,14 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     Telescope"."""
     agent = not verb and bool(_AGENT.search(noun))
     stem = _stem(verb) if verb else _stem(noun) if agent else ""
-    # the words of the verb's stem and of the verbs that say the same ("founder": "founded", "established")
-    said = re.compile(_same_event_words(stem)) if stem else None
     verb_word = re.compile(_verb_word(verb)) if verb else None
+    # the words of the verb's stem and of the verbs that say the same ("founder": "founded", "established"); a verb
+    # too short for a stem ("died", "won", "led") is its own word: "the town where Aurelio Brandt died" is the place
+    # "… died in Kelsing in 1902" names after it
+    said = re.compile(_same_event_words(stem)) if stem else verb_word if verb and len(verb) > 2 else None
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
-    as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+)?|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
+    # the agent's role noun may be two words ("by the cabinet maker Aurelio Brandt", "by the piano dealer Oda Vesk")
+    as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
     for s in sentences:
         if not _has(normalize_name(s), x) or (adj and adj not in _WHEN_ADJ and not re.search(rf"\b{re.escape(adj)}\b", s, re.I)):
             continue
@@ -388,7 +396,7 @@ def _resolve_agent(noun: str, y: str, verb: str, sentences: Sequence[str], query
             for m in re.finditer(word, s):
                 for start, n in names:
                     gap = s[m.end():start]
-                    if 0 < start - m.end() and len(gap.split()) <= 6 and re.search(rf"\b{prep}\s+(?:the\s+)?(?:[a-z\-]+\s+)?$", gap, re.I):
+                    if 0 < start - m.end() and len(gap.split()) <= 6 and re.search(rf"\b{prep}\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}$", gap, re.I):
                         found.append(n)
                     elif prep == "by" and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,"):
                         found.append(n)  # "Clara Dunmore bought …": the subject right before the verb (or one saying the same)
@@ -422,6 +430,25 @@ def _extent(query: str, m: re.Match[str]) -> str:
     return m.group(0)
 
 
+def _thing_of(query: str, sentences: Sequence[str]) -> list[re.Match[str]]:
+    """The "the N of the x y" descriptions of ``query`` whose lower-case thing "x y" (two to four words, :data:`_THING_OF`)
+    a sentence names as "the x y", cut to the longest such words: "the inventor of the bellows regulator" in "In
+    what year was the inventor of the bellows regulator born?" (a thing in lower case found no bridge: every method of
+    an invented corpus quoted "it fitted the bellows regulator to every instrument", not the inventor's birth)."""
+    out = []
+    hay = " ".join(normalize_name(s) for s in sentences)
+    for m in _THING_OF.finditer(query):
+        words = m.group("x").split()
+        for k in range(len(words), 1, -1):
+            x = " ".join(words[:k])
+            if re.search(rf"\bthe\s+{re.escape(x)}\b", hay):
+                cut = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+the\s+(?P<x>{re.escape(x)})\b")
+                if (c := cut.match(query, m.start())) is not None:
+                    out.append(c)
+                break
+    return out
+
+
 def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:
     """(rewritten question, bridge name, the sentence that resolved it) for each description of ``query`` ("the
     ferry that Mattias Venn captained") that one of ``sentences`` (the retrieved passages' sentences as read with
@@ -438,8 +465,8 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
     seen: set[str] = set()
     found: list[tuple[re.Match[str], str, str, str]] = []  # (description, its words in the question, name, sentence)
     query = own_possessives(query)
-    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE):
-        for m in pat.finditer(query):
+    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE, _THING_OF):
+        for m in (_thing_of(query, sentences) if pat is _THING_OF else pat.finditer(query)):
             noun, x = m.group("noun"), m.group("x")
             verb = m.groupdict().get("verb") or ""
             adj = m.groupdict().get("adj") or ""
