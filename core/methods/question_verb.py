@@ -56,12 +56,21 @@ def _stem(word: str) -> str:
 
 def _do_verb(doc: object, word: str) -> bool:
     """Whether the question ``doc`` ends on ``word`` after "did/does/do": the bare verb of do-support whatever spaCy's
-    tag ("When did the founder of the Northern Grain Cooperative die?" tags "die" a noun, as in "a die")."""
+    tag ("When did the founder of the Northern Grain Cooperative die?" tags "die" a noun, as in "a die"; "… close?" an
+    adjective), before a closing preposition too ("Which river does the town … lie on?"). A past form between them is
+    a description's verb, not the asked one: "In what year did the workshop that Aurelio Brandt founded move?" tags
+    "move" a noun after "founded" (an invented corpus: the founding year was quoted for the move)."""
     toks = [t for t in doc if not t.is_punct]  # type: ignore[attr-defined]
-    if len(toks) < 3 or toks[-1].text != word or not word.isalpha() or not word.islower() or toks[-1].pos_ != "NOUN":
+    if toks and toks[-1].pos_ == "ADP" and toks[-1].lower_ in _CLOSING:
+        toks = toks[:-1]
+    if len(toks) < 3 or toks[-1].text != word or not word.isalpha() or not word.islower() or toks[-1].pos_ not in ("NOUN", "ADJ"):
         return False  # "… did he later become chief pilot of?" ends on a preposition; a verb tagged so is read as usual
     do = [i for i, t in enumerate(toks[:-2]) if t.lower_ in ("did", "does", "do") and t.pos_ == "AUX"]
-    return bool(do) and not any(t.pos_ in ("VERB", "AUX") for t in toks[do[-1] + 1:-1])
+    return bool(do) and not any(t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBD", "VBN") for t in toks[do[-1] + 1:-1])
+
+
+#: Prepositions a question may close on after its verb ("… lie on?"), as :data:`_ENDS_ON_VERB` allows.
+_CLOSING = frozenset({"to", "in", "by", "from", "at", "on", "for", "with"})
 
 
 def question_verbs(query: str) -> tuple[str, tuple[str, ...]]:
@@ -93,9 +102,11 @@ def other_verb_only(query: str, sentences: Sequence[str], typed: Sequence[bool])
     if not verb or not others:
         return [False] * len(sentences)
     stems = [{_stem(w) for w in _WORD.findall(s)} for s in sentences]
-    if not any(t and verb in st for t, st in zip(typed, stems)):
+    # a verb shorter than a stem by its inflections too: "move" meets "moved", "lie" meets "lies"
+    holds = [any(w.startswith(verb) for w in st) for st in stems]
+    if not any(t and h for t, h in zip(typed, holds)):
         return [False] * len(sentences)
-    return [verb not in st and any(o in st for o in others) for st in stems]
+    return [not h and any(o in st for o in others) for h, st in zip(holds, stems)]
 
 
 def asked_verb(query: str) -> str:
