@@ -45,7 +45,7 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 
-from core.text import normalize_name
+from core.text import STOPWORDS, normalize_name
 
 #: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
 #: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
@@ -227,7 +227,9 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     # the words of the verb's stem and of the verbs that say the same ("founder": "founded", "established"); a verb
     # too short for a stem ("died", "won", "led") is its own word: "the town where Aurelio Brandt died" is the place
     # "… died in Kelsing in 1902" names after it
-    said = re.compile(_same_event_words(stem)) if stem else verb_word if verb and len(verb) > 2 else None
+    # ("the movie where Keanu Reeves and Laurence Fishburne starred" has no verb after its first name: "and" is none)
+    said = (re.compile(_same_event_words(stem)) if stem else
+            verb_word if verb and len(verb) > 2 and verb not in STOPWORDS else None)
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
     # the agent's role noun may be two words ("by the cabinet maker Aurelio Brandt", "by the piano dealer Oda Vesk")
     as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)

@@ -71,3 +71,10 @@ def test_a_river_or_lake_named_as_such_is_a_place():
     assert typed_mentions("It lies on the River Auberle, at the ford.", "place", names=True) == ["River Auberle"]
     assert "Lake Orm" in typed_mentions("The village stands near Lake Orm.", "place", names=True)
     assert typed_mentions("The Brisk River Company was founded in 1901.", "place", names=True) == []
+
+
+def test_a_function_word_after_the_first_name_is_no_verb():
+    # "the movie where Keanu Reeves and Laurence Fishburne starred": "and" names no event, so no bridge to Fishburne
+    got = clause_bridges("Who played the main villain in the movie where Keanu Reeves and Laurence Fishburne starred "
+                         "together?", ["Keanu Reeves and Laurence Fishburne played in The Matrix."])
+    assert got == []
