@@ -5,6 +5,7 @@ re-index an existing workspace (optionally moving its graph into FalkorDB, optio
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.backends.registry import DEFAULT_EMBEDDER
@@ -31,7 +32,8 @@ def add_parser(subparsers: Subparsers) -> argparse.ArgumentParser:
                                           "JSON(L) "
                                           "corpora, HippoRAG corpus + OpenIE file, corpus graph (nodes JSONL + edges "
                                           "CSV), or a named-KG folder (UMLS / FB15k-237 layout).")
-    i.add_argument("inputs", nargs="*", help="input files or folders")
+    i.add_argument("inputs", nargs="*", help="input files or folders (a named-KG folder, or a folder whose "
+                                                 ".txt/.md/.pdf/.html/.docx documents are read)")
     i.add_argument("--workspace", help="workspace folder to create (or re-index when no inputs are given)")
     i.add_argument("--sample", help="build/refresh a bundled sample workspace by name (demo, musique)")
     i.add_argument("--name", help="display name (default: folder name)")
@@ -161,6 +163,27 @@ def _prepare(args: argparse.Namespace, ws: Workspace, embedder: Embedder) -> Sta
     return None
 
 
+def document_inputs(inputs: Sequence[str]) -> list[str]:
+    """``inputs`` with each folder that is no named-KG folder (no ``entity2text.txt``) replaced by its documents
+    (.txt, .md, .pdf, .html, .docx; not its subfolders, in name order): a helper's ``egx index corpus/`` of eight
+    .txt files failed with "no entity2text.txt in this folder". A folder without one document stays as given, so its
+    error still says what a KG folder needs."""
+    from core.graph.formats.documents import HTML_SUFFIXES, MARKDOWN_SUFFIXES
+
+    kinds = (".txt", ".pdf", ".docx", *MARKDOWN_SUFFIXES, *HTML_SUFFIXES)
+    out: list[str] = []
+    for item in inputs:
+        folder = Path(item)
+        if folder.is_dir() and not any((folder / n).is_file() for n in ("entity2text.txt", "kgbert_entity2text.txt")):
+            docs = sorted(str(p) for p in folder.iterdir()
+                          if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in kinds)
+            if docs:
+                out.extend(docs)
+                continue
+        out.append(item)
+    return out
+
+
 def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | None) -> Workspace:
     from core.backends.registry import default_extractor, get_extractor
     from core.index.create import create_workspace
@@ -183,7 +206,7 @@ def _build(args: argparse.Namespace, embedder: Embedder, runner: RayRunner | Non
         passages = PassageSplit.parse(args.passages) if args.passages is not None else None
         llm = llm_from_args(args)
         extractor = get_extractor(args.extractor, llm=llm) if args.extractor else default_extractor(llm)
-        ws = create_workspace(args.inputs, args.workspace, name=args.name, embedder=embedder,
+        ws = create_workspace(document_inputs(args.inputs), args.workspace, name=args.name, embedder=embedder,
                               extractor=extractor, questions=args.questions, overwrite=args.overwrite,
                               progress=progress_bar("index"), synonym_threshold=args.synonyms, store=args.store,
                               runner=runner, passages=passages)
@@ -215,7 +238,7 @@ def _add(args: argparse.Namespace) -> int:
     extractor = get_extractor(args.extractor, llm=llm) if args.extractor else None
     runner = ray_runner(args, llm_spec(args))
     with runner if runner is not None else nullcontext():
-        res = add_documents(args.workspace, args.inputs, embedder=embedder, extractor=extractor, llm=llm,
+        res = add_documents(args.workspace, document_inputs(args.inputs), embedder=embedder, extractor=extractor, llm=llm,
                             progress=progress_bar("add"), runner=runner)
     print(res.summary())
     for note in res.notes:

@@ -36,6 +36,28 @@ def test_index_then_workspaces(tmp_path, capsys):
     assert rows["demo"]["sample"] is True
 
 
+def test_index_reads_a_folder_of_documents_as_its_documents(tmp_path, capsys):
+    """A helper's `egx index corpus/` of .txt files failed with "no entity2text.txt in this folder": a folder that is
+    no named-KG folder is its documents (not its other files or subfolders); a named-KG folder stays one."""
+    from core.cli.index import document_inputs
+    from core.index.workspace import Workspace
+
+    docs = tmp_path / "corpus"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "Ada Vell.txt").write_text("Ada Vell\n\nAda Vell was born in Quenby. She founded Vell Looms.")
+    (docs / "Quenby.md").write_text("# Quenby\n\nQuenby is a market town on the Sela.")
+    (docs / "notes.json").write_text("{}")
+    (docs / "sub" / "x.txt").write_text("Not read.")
+    assert document_inputs([str(docs)]) == [str(docs / "Ada Vell.txt"), str(docs / "Quenby.md")]
+    assert document_inputs([str(SHARED_DATA / "umls_named")]) == [str(SHARED_DATA / "umls_named")]
+    ws = tmp_path / "w"
+    assert main(["index", str(docs), "--workspace", str(ws), "--embedder", "hashing"]) == 0
+    assert {c.title for c in Workspace.open(ws).graph.chunks} == {"Ada Vell", "Quenby"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert document_inputs([str(empty)]) == [str(empty)]  # no document: its error says what a KG folder needs
+
+
 def test_index_prepare_computes_what_the_methods_keep_and_says_so_otherwise(tmp_path, capsys):
     """Without --prepare the build names the methods that will prepare on first use; with it they are done
     now (PPR's synonymy pairs here) and a second --prepare has nothing left to do; an unknown method fails
