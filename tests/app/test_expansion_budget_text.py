@@ -17,17 +17,22 @@ from core.methods.bubblerag.replay import expansion_replay
 from tests.methods.bubblerag.test_expansion import make_groups, random_graph, unit
 
 
-@pytest.mark.parametrize("intra_counts", [False, True])
-def test_every_counter_and_caption_agrees_with_the_ceg_list(intra_counts: bool) -> None:
-    cfg = BubbleConfig().with_(B=4, intra_counts=intra_counts)
-    walked_intra = False
+def _replays(cfg: BubbleConfig):  # type: ignore[no-untyped-def]
+    """Four seeded searches over random graphs, replayed frame by frame under ``cfg``."""
     for seed in range(4):
         rng = np.random.default_rng(seed)
         g = random_graph(seed, n=60, m=200)
         groups = make_groups(g, rng, m=3, per=4)
         local = localized_graph(g, {v for grp in groups for v in grp.terminals(g)}, unit(rng, g.n_nodes),
                                 unit(rng, 1)[0], h=6)
-        replay = expansion_replay(g, local, groups, budget=cfg.B, intra_counts=intra_counts)
+        yield expansion_replay(g, local, groups, budget=cfg.B, intra_counts=cfg.intra_counts)
+
+
+@pytest.mark.parametrize("intra_counts", [False, True])
+def test_every_counter_and_caption_agrees_with_the_ceg_list(intra_counts: bool) -> None:
+    cfg = BubbleConfig().with_(B=4, intra_counts=intra_counts)
+    walked_intra = False
+    for replay in _replays(cfg):
         cegs = replay.result.cegs
         places = {True: 0, False: 0}
         for f in replay.frames:
@@ -108,13 +113,7 @@ def test_the_run_notes_tally_reads_as_the_side_panel(intra_counts: bool) -> None
 
     cfg = BubbleConfig().with_(B=4, intra_counts=intra_counts)
     walked_uncounted = False
-    for seed in range(4):
-        rng = np.random.default_rng(seed)
-        g = random_graph(seed, n=60, m=200)
-        groups = make_groups(g, rng, m=3, per=4)
-        local = localized_graph(g, {v for grp in groups for v in grp.terminals(g)}, unit(rng, g.n_nodes),
-                                unit(rng, 1)[0], h=6)
-        replay = expansion_replay(g, local, groups, budget=cfg.B, intra_counts=intra_counts)
+    for replay in _replays(cfg):
         text = run_tally_text(SimpleNamespace(config=cfg, expansion=replay.result))
         panel = budget_text(replay.result.cegs, replay.frames[-1], cfg).caption
         assert " + " not in text and " = " not in text.replace(f"(B = {cfg.B})", ""), text
