@@ -25,12 +25,19 @@ class _Collected:
         self.triples: list[ExtractedTriple] = []
         self.named: list[str] = []
         self.labels: dict[str, str] = {}
+        #: name -> where it is first named in the passage (its mentions in text order, over all pieces): a bare
+        #: surname is the full name named nearest *before* it (:meth:`aliases`)
+        self.order: dict[str, int] = {}
+        #: whether a piece read the title as a person's (:meth:`_Mentions._title_person`)
+        self.title_person = False
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
         for name, label in piece.labels.items():
             self.labels.setdefault(name, label)
+        self.title_person |= bool(self.title) and piece._title_person()
         for span in dict.fromkeys(piece.mention_of.values()):  # in text order
+            self.order.setdefault(piece.text_of(span), len(self.order))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)
                 if _good_name(name):
@@ -55,9 +62,12 @@ class _Collected:
         'Hank' Snow … Snow signed with RCA"), and a place by its head word ("Jiménez Municipality …
         Jiménez is one of …"). An OpenIE LLM resolves these; left alone, "Snow" and "Jiménez" become
         nodes shared by every passage with a person or place of that name — false bridges. A name of
-        one or two capitalized words (a person's, or an unlabelled proper noun) maps to the *unique* longer name of the passage — the title, or a
+        one or two capitalized words (a person's, or an unlabelled proper noun) maps to the longer name of the passage — the title, or a
         person named in it — that ends with those words (generational suffixes such as "II" or "Jr."
-        aside), or to the title when the title starts with them and goes on only with a generic head
+        aside): the title when it is one of them (the passage is about it; so whatever the small model tagged the
+        surname when the title is a person's: "the Society awarded Ostberg" in "Cassia Ostberg"), else the person
+        named nearest before the short name is first used, never one named only after it ("At sixteen Ostberg …"
+        is not the nephew "Rurik Ostberg" named later); or to the title when the title starts with them and goes on only with a generic head
         noun ("Municipality", "River", …); when the title is one of several such names, the title wins
         (the passage is about it); a name after "of" in the title is what the title is of, never its short name
         ("Circus Marvetti" in "Sale of Circus Marvetti"). A person's fuller name that contains the title's words in order
@@ -85,13 +95,19 @@ class _Collected:
             # nor is "Circus Marvetti" the title "Sale of Circus Marvetti": a name after "of" is what the title is of
             # (but "Armstrong" is the "Rural Municipality of Armstrong", a place head before "of")
             targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
-                       and (label in ("PERSON", "") or (label not in _PLACE_LABELS and f != self.title))}
+                       and (label in ("PERSON", "") or (label not in _PLACE_LABELS and (
+                           f != self.title or self.title_person)))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))
             if self.title in targets:
                 out[name] = self.title  # the passage is about its title: "Snow" in "Hank Snow"
-            elif len(targets) == 1:
+            elif name in self.order and any(f in self.order for f in targets):
+                # the person named nearest before the short name's first use: none named only after it
+                before = [f for f in targets if self.order.get(f, self.order[name]) < self.order[name]]
+                if before:
+                    out[name] = max(before, key=lambda f: self.order[f])
+            elif len(targets) == 1:  # where the text gave no order (names the pieces' spans do not hold)
                 out[name] = targets.pop()
         if len(title_words) >= 2:  # a fuller form of the title: 'Clarence Eugene "Hank" Snow' is "Hank Snow"
             for name, label in self.labels.items():
