@@ -215,7 +215,12 @@ class _Piece(_Mentions):
                 subjects, phrase = [owned[0]], f"{owned[1]} {phrase}"
         if not subjects:
             return
-        for c in verb.children:
+        # "awarded Isolde Varn the Lumen Medal": the parser may hang the thing given (and what follows) on the
+        # recipient, a name as the verb's dative; they are the verb's
+        kids = list(verb.children)
+        kids += [g for c in kids if c.dep_ == "dative" and c.pos_ == "PROPN" for g in c.children
+                 if g.dep_ in ("dobj", "prep") and g.i > c.i]
+        for c in kids:
             # "she sold it to X": spaCy's "dative" is here the preposition "to", whose object is the recipient
             dep = "prep" if c.dep_ == "dative" and c.pos_ == "ADP" else c.dep_
             if dep in _OBJ:

@@ -50,6 +50,8 @@ def _name_spans(doc: Any) -> list[tuple[int, int, str]]:
         if ent is not None and ent.label_ not in VALUE_LABELS and ent.end - ent.start <= MAX_NAME_TOKENS \
                 and ent.start < tok.i:
             start, end, label = ent.start, ent.end, ent.label_
+            if end > tok.i + 2 and doc[tok.i + 1].lower_ in ("the", "a", "an"):
+                end = tok.i + 1  # "awarded [Isolde Varn the Lumen Medal]": the name ends before the thing given
         else:  # no entity over it: the proper nouns before it and the capitalised words after it
             start = tok.i
             while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and tok.i - start < MAX_NAME_TOKENS - 1:

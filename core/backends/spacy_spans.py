@@ -99,6 +99,11 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                 j -= 1
             if j > end + 2:
                 end = covered = j
+        cut = _double_object(doc, start, end)
+        if cut is not None:  # "awarded Varn the Lumen Medal": the recipient, then the thing given
+            for i in range(start, cut[0]):
+                out[i] = (start, cut[0], "")
+            start = cut[1]
         for i in range(start, end):
             out[i] = (start, end, ent.label_)
     _kind_after_name(doc, chunk_roots.values(), out)
@@ -239,6 +244,24 @@ def _described(tok: Any) -> bool:
     """A lower-case word the parser tagged a proper noun, no particle of a name ("van", "de"): a description before
     the name ("the typographer Idris Mallow" made the node "typographer Idris Mallow" beside "Idris Mallow")."""
     return tok.pos_ == "PROPN" and tok.text.isalpha() and tok.text.islower() and tok.lower_ not in _PARTICLES
+
+
+#: the article or possessive a thing given starts with after its recipient ("awarded Varn the/its … Medal")
+_GIVEN_DET = frozenset({"the", "a", "an", "its", "his", "her", "their"})
+
+
+def _double_object(doc: Any, start: int, end: int) -> tuple[int, int] | None:
+    """Where an entity runs over a verb's two objects ("awarded [Varn the Lumen Medal]", the model's one
+    WORK_OF_ART): (end of the recipient, start of the thing given after its article), else None. The recipient is
+    a name the parser made the verb's dative, the thing given what follows its article, inside the entity."""
+    for tok in doc[start:end - 1]:
+        if tok.dep_ == "dative" and tok.pos_ == "PROPN" and not start <= tok.head.i < end \
+                and doc[tok.i + 1].lower_ in _GIVEN_DET:
+            rest = tok.i + 1
+            while rest < end and doc[rest].lower_ in _GIVEN_DET:
+                rest += 1
+            return (tok.i + 1, rest) if rest < end else None
+    return None
 
 
 def _overlapping(doc: Any, span: Any) -> list[Any]:
