@@ -25,8 +25,9 @@ _NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_O
 def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
     """Whether ``pronoun`` can stand for ``mention`` whose head word has the tag ``tag``.
 
-    ``it``: a singular common noun chunk ("the Ostra bridge"), a named thing, or a proper name after "the" ("The
-    Grey Heron was a steam ferry"); ``he``/``she``: a
+    ``it``: a singular common noun chunk ("the Ostra bridge"), a named thing, a proper name after "the" ("The
+    Grey Heron was a steam ferry"), or a common noun that stands for an organisation's name ("the society");
+    ``he``/``she``: a
     PERSON entity, or a name of another label that begins with a common given name, neither after "the"; ``they``: a plural noun that
     is no PERSON. Anything else stays the title.
     """
@@ -34,7 +35,10 @@ def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
     plural = tag in ("NNS", "NNPS")
     if pronoun == "it":  # "the" before a proper name: a ship, a film, a building, never a person ("The Grey Heron",
         # which the small model tags PERSON, "The Silver Eel", whose "Silver" is a given name)
-        return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the")
+        # a common noun the text gave an organisation's name ("The society meets …" after "the Quorvath
+        # Astronomical Society"): the text itself called it a thing, so no person the small model tagged ORG
+        return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the"
+                               or (label == "ORG" and tag == "NN"))
     if pronoun in ("he", "she"):
         # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
         return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS

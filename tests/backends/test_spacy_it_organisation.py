@@ -1,0 +1,21 @@
+"""Audit 35, Velmora's page: "… the Quorvath Astronomical Society, founded in 1864 … The society meets in the Sorrel
+House … Since 1911 it has awarded the Lumen Medal." gave "Velmora · awarded since · 1911": "it" after a sentence
+whose subject is "the society" (a common noun the text gave the society's name) is the society, and a "Since/In
+YEAR" phrase before the pronoun changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.backends.spacy_case import triples  # the extractor fixture ``ex`` is spacy_case's, via conftest
+
+_TEXT = ("Velmora is the capital of the province of Quorvath. Velmora is the home of the Quorvath Astronomical "
+         "Society, founded in 1864 by the clockmaker Benedikt Sorrel. The society meets in the Sorrel House on "
+         "Cobalt Square and keeps a library of star charts. {} it has awarded the Lumen Medal.")
+
+
+@pytest.mark.parametrize("opening", ["Since 1911", "In 1911"])
+def test_it_after_the_society_is_the_society_not_the_town(ex, opening):
+    got = triples(ex, "Velmora", _TEXT.format(opening))
+    assert ("Quorvath Astronomical Society", "awarded", "Lumen Medal") in got, got
+    assert not any(h == "Velmora" and r.startswith("awarded") for h, r, _ in got), got
