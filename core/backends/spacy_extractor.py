@@ -160,7 +160,11 @@ class SpacyExtractor:
     # lemmatizer); "her own company, X" is X, else no node ("own company"); "a parish west of Dunmere" gives "located
     # west of · Dunmere", also where the parser hung it on the road ("located on U.S. Route 52 north of Iaeger"; no node
     # "parish west"); "the station" is the station named before or none, not a town's title
-    model_id = f"spacy-v26:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v27: a bare surname two people share is the title's person when the title is one, else the person named nearest
+    # before it, never one named only later ("At sixteen Ostberg" is no nephew "Rurik Ostberg"); "awarded Varn the Lumen
+    # Medal" gives "awarded · Lumen Medal" and the recipient, no node "Varn the Lumen Medal"; "it" may stand for a
+    # common noun that names an organisation ("The society meets … Since 1911 it has awarded"), not the town's title
+    model_id = f"spacy-v27:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
