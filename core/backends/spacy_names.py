@@ -100,6 +100,9 @@ class _Collected:
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))
+            if ", " in (self.title or "") and w == title_words and label not in ("PERSON", "TITLE"):
+                out[name] = str(self.title)  # "Hosterman" in "Hosterman, West Virginia" (no person "… Hosterman")
+                continue
             if self.title in targets:
                 out[name] = self.title  # the passage is about its title: "Snow" in "Hank Snow"
             elif name in self.order and any(f in self.order for f in targets):

@@ -33,3 +33,15 @@ def test_a_bare_surname_is_never_a_person_named_only_after_it(ex):
                                  "grinder in Velmora. Decades later the grinder's shop passed to Rurik Ostberg.")
     assert not any(h == "Rurik Ostberg" and r == "apprenticed to" for h, r, _ in got), got
     assert "Rurik Ostberg" in nodes(got), got
+
+
+def test_a_place_titles_own_name_is_the_title_not_the_man_named_after_it(ex):
+    """MuSiQue's "Hosterman, West Virginia": "Hosterman" is the community (the title before its comma), not the
+    worker "Theodore G. Hosterman" the text names last, nor a node of its own."""
+    got = triples(ex, "Hosterman, West Virginia",
+                  "Hosterman is an unincorporated community in Pocahontas County, West Virginia. Hosterman is located "
+                  "on the Greenbrier River. The community presently has the name of Theodore G. Hosterman, a worker in "
+                  "the local lumber industry.")
+    assert ("Hosterman, West Virginia", "located on", "Greenbrier River") in got, got
+    assert "Hosterman" not in nodes(got), got
+    assert not any(h == "Theodore G. Hosterman" for h, _, _ in got), got
