@@ -36,7 +36,7 @@ class _Collected:
         for name, label in piece.labels.items():
             self.labels.setdefault(name, label)
         self.title_person |= bool(self.title) and piece._title_person()
-        for span in dict.fromkeys(piece.mention_of.values()):  # in text order
+        for span in sorted(set(piece.mention_of.values())):  # in text order (the dict is not: chunks, then entities)
             self.order.setdefault(piece.text_of(span), len(self.order))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)

@@ -45,3 +45,13 @@ def test_a_place_titles_own_name_is_the_title_not_the_man_named_after_it(ex):
     assert ("Hosterman, West Virginia", "located on", "Greenbrier River") in got, got
     assert "Hosterman" not in nodes(got), got
     assert not any(h == "Theodore G. Hosterman" for h, _, _ in got), got
+
+
+def test_a_full_name_inside_a_longer_chunk_still_comes_first(ex):
+    """MuSiQue's "Washington Naval Treaty": the full name sits in the chunk "US Secretary of State Charles Evans
+    Hughes" (the pieces' spans are not kept in text order), and is still named before "Hughes"."""
+    got = triples(ex, "Washington Naval Treaty",
+                  "At the first plenary session held November 21, 1921, US Secretary of State Charles Evans Hughes "
+                  "presented his country's proposals. Hughes provided a dramatic beginning for the conference.")
+    assert ("Charles Evans Hughes", "provided", "dramatic beginning") in got, got
+    assert "Hughes" not in nodes(got), got
