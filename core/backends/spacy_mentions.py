@@ -26,7 +26,7 @@ from typing import Any
 
 from core.backends import spacy_anaphora as ana
 from core.backends.spacy_kinds import THING_AGENTS
-from core.backends.spacy_pronouns import ROLE_GENDER, _fits
+from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import canonical_entity, clean_text, named_person, normalize_name
 
@@ -354,7 +354,8 @@ class _Mentions:
                 elif got is not None and got[1] not in VALUE_LABELS:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and got[0] not in self._people and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)
-                    cur = (got, str(subs[0].tag_) + ("+the" if the else ""))
+                    body = got[1] == "ORG" and subs[0].tag_ == "NN" and subs[0].lower_ in BODY_NOUNS
+                    cur = (got, str(subs[0].tag_) + ("+the" if the else "") + ("+body" if body else ""))
                     named = ana.named_attr(self, sent.root, VALUE_LABELS) if not got[1] and subs[0].pos_ == "NOUN" else None
                     if named is not None:  # "Her best-known work is the Larkmere Chalice. It was made in 1880"
                         cur = named

@@ -17,6 +17,13 @@ ROLE_GENDER = {**dict.fromkeys(("mother", "wife", "daughter", "sister", "widow",
 _THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
 
 
+#: nouns for a body of people that acts as one ("The society meets …. Since 1911 it has awarded …"): "it" may stand
+#: for the organisation's name such a noun stands for (:func:`_fits`)
+BODY_NOUNS = frozenset({"society", "company", "association", "club", "institute", "academy", "council", "committee",
+                        "union", "federation", "league", "foundation", "firm", "guild", "board", "commission",
+                        "corporation", "agency", "organisation", "organization"})
+
+
 #: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may
 #: stand for such a name where :func:`core.text.named_person` reads it as a person's.
 _NAME_LABELS = frozenset({"ORG", "PRODUCT", "GPE", "LOC", "NORP", "FAC", "WORK_OF_ART"})
@@ -35,10 +42,11 @@ def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
     plural = tag in ("NNS", "NNPS")
     if pronoun == "it":  # "the" before a proper name: a ship, a film, a building, never a person ("The Grey Heron",
         # which the small model tags PERSON, "The Silver Eel", whose "Silver" is a given name)
-        # a common noun the text gave an organisation's name ("The society meets …" after "the Quorvath
-        # Astronomical Society"): the text itself called it a thing, so no person the small model tagged ORG
+        # a body's common noun the text gave an organisation's name ("The society meets …" after "the Quorvath
+        # Astronomical Society", tag "NN+body"): the text itself called it a body, so no person the small model
+        # tagged ORG (not "the river"/"the church", which the name before may not be)
         return not plural and ((not label and tag == "NN") or label in _THING_LABELS or tag == "NNP+the"
-                               or (label == "ORG" and tag == "NN"))
+                               or (label == "ORG" and tag == "NN+body"))
     if pronoun in ("he", "she"):
         # a name the small model tags otherwise but whose first word is a common given name ("Orla Brisk", ORG)
         return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS
