@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "SIZE_SCALING", "Estimate", "default_seconds", "earlier_runs", "estimate_run",
+__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "NO_LLM_ANSWER_S", "SIZE_SCALING", "Estimate", "default_seconds", "earlier_runs", "estimate_run",
            "pairs_done", "remaining_estimate"]
 
 #: Seconds per question of each method on the MuSiQue sample (1,890 passages) without a live LLM (the recorded
@@ -29,8 +29,15 @@ DEFAULT_SECONDS = {"dense": 0.1, "rerank": 2.0, "ppr": 0.05, "hipporag2": 0.05, 
 #: walks grow with the graph. Dense search (one question embedding) and SG-RAG's matching (the query graph's size) do
 #: not. Checked on an audit's 14-passage workspace: 8 questions × 8 methods, 6.7 s in the methods and 11.8 s wall,
 #: against 40 s in the methods from the unscaled defaults.
-SIZE_SCALING = {"rerank": (100, 0.05), "fastinsight": (100, 0.2), "ppr": (1890, 0.3), "hipporag2": (1890, 0.3),
+#: FastInsight is not scaled: its default searches KG nodes, and a KG of 8 passages already has over 100 of them for
+#: its cross-encoder (an audit's 8-passage run: 0.34 s estimated, GRanker alone 7.5 s a question at load 8.5).
+SIZE_SCALING = {"rerank": (100, 0.05), "ppr": (1890, 0.3), "hipporag2": (1890, 0.3),
                 "bubblerag": (1890, 0.3), "reg": (1890, 0.3)}
+#: Seconds per question and method of the extractive answer without an LLM (``none``), which the measured defaults
+#: (the recorded LLM replays its answers) lack: it parses the top passages with spaCy, whatever the workspace's size.
+#: Measured in audits' runs of all eight methods: 0.25–0.31 s at load 4.8 (12 questions), 0.46–0.74 s at load 6.3
+#: (MuSiQue, 100), 0.84–1.1 s at load 8.5 (12); about 0.25 s on a quieter machine.
+NO_LLM_ANSWER_S = 0.25
 #: A method this table lacks (one added since).
 UNKNOWN_METHOD_S = 1.0
 
@@ -74,6 +81,7 @@ class Estimate:
     loads: Mapping[str, float | None] = field(default_factory=dict)
     overhead_load: float | None = None  #: the load while the overhead's run ran (None: a default or unknown)
     busy: bool = False  #: the machine is busier now than when the figures were measured (:meth:`under_load`)
+    no_llm: bool = False  #: the measured defaults carry :data:`NO_LLM_ANSWER_S` for the extractive answer
 
     def under_load(self, load: float | None, cores: int) -> Estimate:
         """This estimate, for a run started now on a machine whose 1-minute load is ``load`` on ``cores`` CPUs, with
@@ -115,7 +123,9 @@ class Estimate:
             scaled = [m for m in measured if m in SIZE_SCALING]
             basis.append(f"seconds measured on the MuSiQue sample (1,890 passages) for {', '.join(measured)}"
                          + (f", scaled to this workspace's {self.passages:,} passages for {', '.join(scaled)}"
-                            if self.passages is not None and scaled and self.passages < 1890 else ""))
+                            if self.passages is not None and scaled and self.passages < 1890 else "")
+                         + (f", with {NO_LLM_ANSWER_S:g} s each for the extractive answer (no LLM)"
+                            if self.no_llm else ""))
         per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
         head = "at least " if self.lower_bound else "about "
         text = (f"{lead}: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
@@ -207,6 +217,8 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
             sources[m], per[m], loads[m] = hit
         else:
             sources[m], per[m], loads[m] = MEASURED, default_seconds(m, passages), None
+            if llm == "none":  # the defaults are the recorded LLM's, whose answers cost nothing
+                per[m] += NO_LLM_ANSWER_S
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
     pairs_asked = questions * len(methods)
     timed = max(((min(int(t.get("pairs") or 0), pairs_asked), -k, name, t) for k, (name, _, t, _c) in enumerate(runs)
@@ -224,7 +236,7 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
         overhead = DEFAULT_OVERHEAD["fixed"] + DEFAULT_OVERHEAD["per pair"] * pairs
         source = "start-up, set-up, scoring and the report, measured on the MuSiQue sample"
     return Estimate(questions, tuple(methods), per, sources, overhead, source, lower_bound=live_unknown,
-                    passages=passages, loads=loads, overhead_load=overhead_load)
+                    passages=passages, loads=loads, overhead_load=overhead_load, no_llm=llm == "none")
 
 
 def _load_of(timing: Mapping[str, Any]) -> float | None:

@@ -134,14 +134,23 @@ def test_the_estimate_reads_earlier_runs_of_the_same_workspace_and_llm(tmp_path)
     assert est.overhead == pytest.approx(2.0 + 4.0 + 1.0 / 2 * 20)  # fixed phases + 0.5 s between each of 20 pairs
     assert "“mine”" in est.sentence() and est.total > est.in_methods
     # a small new workspace: the reranking methods' defaults shrink with its passages (at most 100 pairs scored),
-    # dense search's does not; an audit's 14-passage workspace measured 6.7 s in 8 × 8 methods, 4× below the defaults
-    from core.eval.estimate import SIZE_SCALING, default_seconds
+    # dense search's does not, nor FastInsight's (its KG nodes: an audit's 8-passage KG had over 100); without an
+    # LLM each method's extractive answer is added. Two audits' runs of 12 questions × 8 methods, no LLM: 39 passages,
+    # 73.7 s in the methods at load 4.8; 8 passages, 218 s at load 8.5 (its estimate, scaled and without the answers,
+    # was 16 s)
+    from core.eval.estimate import NO_LLM_ANSWER_S, SIZE_SCALING, default_seconds
 
-    small = estimate_run(root, "lh", "none", list(DEFAULT_SECONDS), 8, passages=14)
-    assert small.per_question["dense"] == DEFAULT_SECONDS["dense"]
-    assert small.per_question["rerank"] == pytest.approx(DEFAULT_SECONDS["rerank"] * 0.14)
-    assert small.per_question["ppr"] == pytest.approx(DEFAULT_SECONDS["ppr"] * SIZE_SCALING["ppr"][1])  # its floor
-    assert 6.7 / 2 < small.in_methods < 6.7 * 2 and "scaled to this workspace's 14 passages" in small.sentence()
+    small = estimate_run(root, "lh", "none", list(DEFAULT_SECONDS), 12, passages=39)
+    assert small.per_question["dense"] == DEFAULT_SECONDS["dense"] + NO_LLM_ANSWER_S
+    assert small.per_question["rerank"] == pytest.approx(DEFAULT_SECONDS["rerank"] * 0.39 + NO_LLM_ANSWER_S)
+    assert small.per_question["ppr"] == pytest.approx(DEFAULT_SECONDS["ppr"] * SIZE_SCALING["ppr"][1]  # its floor
+                                                      + NO_LLM_ANSWER_S)
+    assert small.per_question["fastinsight"] == DEFAULT_SECONDS["fastinsight"] + NO_LLM_ANSWER_S
+    assert 73.7 / 2 < small.in_methods < 73.7 and "scaled to this workspace's 39 passages" in small.sentence()
+    assert "0.25 s each for the extractive answer (no LLM)" in small.sentence()
+    assert 218 / 5 < estimate_run(root, "lh", "none", list(DEFAULT_SECONDS), 12, passages=8).in_methods < 218
+    recorded = estimate_run(root, "lh", "recorded", ["dense"], 12, passages=39)  # replayed answers cost nothing
+    assert recorded.per_question["dense"] == DEFAULT_SECONDS["dense"] and "extractive" not in recorded.sentence()
     assert all(default_seconds(m, 5000) == s for m, s in DEFAULT_SECONDS.items())  # never above the measured
     # a live LLM that no earlier run used: its answers' time is unknown, the figure a lower bound
     live = estimate_run(root, "musique", "local", ["dense"], 5)
