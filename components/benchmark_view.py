@@ -328,7 +328,8 @@ def _running_bench() -> Job | None:
 #: questions × 8 methods take hours with an LLM).
 ALL_QUESTIONS_UP_TO = 10
 FIRST_RUN_QUESTIONS = 3
-WHOLE_RUN_SECONDS = 120.0
+#: (5 minutes: at 2 minutes a 12-question workspace's default fell to 3 after one run on a loaded machine, an audit)
+WHOLE_RUN_SECONDS = 300.0
 QUESTION_COUNT_RULE = (f"Default: all of them when there are at most {ALL_QUESTIONS_UP_TO} or the whole run is "
                        f"estimated at {WHOLE_RUN_SECONDS / 60:.0f} minutes or less, else the first "
                        f"{FIRST_RUN_QUESTIONS} (a first run that ends in minutes).")
@@ -350,25 +351,26 @@ def results_download(run_dir: Path, pairs: int) -> None:
 
 
 def trained_on_note(left: Any, methods: Sequence[str], taken: Sequence[str]) -> str:
-    """What the Run tab says before Run about the questions a benchmarked method's model was trained or validated on
-    ("" when there are none): left out — for every method, so that all are compared on the same questions, and how
+    """What the Run tab says before Run about the questions a benchmarked method's model was trained or validated on,
+    as Markdown, the names escaped ("" when there are none; an audit read the checkbox's name between literal
+    asterisks where the whole text was escaped): left out — for every method, so that all are compared on the same questions, and how
     to run them on the others — or, kept, how many of the questions this run takes (``taken``, the Questions box's
     first N) are such questions. An audit, after training ReG on 10 of 12 questions, read "10 of these questions are
     kept" above a run of 3, and found every method's run cut to 2 questions, not ReG's alone."""
     if not left.trained_on:
-        return str(left.note())  # questions without gold here, if any
+        return md_escape(str(left.note()))  # questions without gold here, if any
     trainers = sorted({m for ms in left.trained_on.values() for m in ms})
-    names = " and ".join(trainers)
+    names = md_escape(" and ".join(trainers))
     others = [m for m in methods if m not in trainers]
     if not left.keep_trained:
         hint = (f" They are left out for every method, so that all are compared on the same questions: take "
                 f"{names} out of Methods to run them on the other {len(others)}, or tick *Keep questions a model was "
                 "trained on* to keep them, flagged." if others else
                 " Tick *Keep questions a model was trained on* to keep them, flagged.")
-        return left.note() + hint
+        return md_escape(str(left.note())) + hint
     k = sum(1 for q in taken if q in left.trained_on)
     if not k:
-        return str(left.note())
+        return md_escape(str(left.note()))
     return (f"{k} of the {len(taken)} questions this run takes {'is' if k == 1 else 'are'} kept although {names}'s "
             f"model was trained or validated on {'it' if k == 1 else 'them'}: {'its' if k == 1 else 'their'} "
             f"{names} rows are flagged “trained on”, their figures inflated.")
@@ -534,8 +536,9 @@ def run_panel(act: Active) -> None:
         help="The name the run is saved under (results, summary, report and charts), to load it later on the "
              f"“Load a report” tab; {NAME_RULE}. A run with finished pairs resumes."))
     if stale and run_name == default_name:
-        st.caption(f"A new run: “{md_escape(stale[0])}” is out of date ({md_escape(stale[1])}), so this one is "
-                   "saved beside it, the old one kept.")
+        # the new name in words: a long one read as the old in a half-width box, its "-2" cut off (an audit)
+        st.caption(f"A new run, “{md_escape(run_name)}”: “{md_escape(stale[0])}” is out of date "
+                   f"({md_escape(stale[1])}), so this one is saved beside it, the old one kept.")
     llm_words = (f"no LLM (the {act.llm_name} LLM holds no run of this workspace)"
                  if _llm_part(act) == NO_LLM_NAME else f"{act.llm_name} LLM")
     st.caption(f"Backends: {act.embedder_name} embedder, {llm_words}, {act.reranker_name} reranker "
@@ -562,7 +565,7 @@ def run_panel(act: Active) -> None:
             st.stop()
         st_note = trained_on_note(left, methods, [q.id for q in questions if q.gold_chunks][:limit])
         if st_note:
-            (st.warning if left.keep_trained else st.info)(md_escape(st_note), icon=":material/school:")
+            (st.warning if left.keep_trained else st.info)(st_note, icon=":material/school:")
         eligible = sum(1 for q in questions if q.gold_chunks and q.id not in left.excluded)
         estimate_caption(act, methods, min(limit, eligible), judge_name)
     running = _running_bench()

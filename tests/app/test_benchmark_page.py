@@ -308,6 +308,7 @@ def test_the_trained_on_note_says_every_method_loses_them_and_counts_the_questio
     out = trained_on_note(LeftOut(12, (), trained, False), methods, [f"q{i}" for i in range(1, 13)])
     assert "10 of 12 questions are left out" in out and "for every method" in out, out
     assert "take reg out of Methods to run them on the other 2" in out, out
+    assert "tick *Keep questions a model was trained on*" in out and "\\*" not in out, out  # Markdown, not escaped
     kept = trained_on_note(LeftOut(12, (), trained, True), methods, ["q1", "q2", "q3"])
     assert kept == "1 of the 3 questions this run takes is kept although reg's model was trained or validated on it: " \
                    "its reg rows are flagged “trained on”, their figures inflated.", kept
@@ -370,6 +371,7 @@ def test_the_question_count_shows_its_total_and_runs_a_small_workspace_whole(hom
     # ran 3 by default); a long one starts with the first few
     assert default_question_count(ALL_QUESTIONS_UP_TO + 1, 16.0) == ALL_QUESTIONS_UP_TO + 1
     assert default_question_count(ALL_QUESTIONS_UP_TO + 1, 600.0) == FIRST_RUN_QUESTIONS
+    assert default_question_count(12, 227.0) == 12  # an audit's loaded run of all 12: the next default stays 12
 
 
 def test_the_question_count_runs_whole_what_is_estimated_short(home, monkeypatch):
@@ -576,7 +578,7 @@ def test_the_run_name_box_shows_the_new_runs_name_before_run_when_the_default_ru
     run_json.write_text(json.dumps(run))
     fresh = run_page(PAGE)  # a new session: the default is the latest of the series, out of date
     assert fresh.text_input(key=S.widget_key(S.BENCH_OUT, "bench")).value == f"{default}-2"
-    assert any(f"A new run: “{default}” is out of date (" in plain(c.value) for c in fresh.caption)
+    assert any(f"A new run, “{default}-2”: “{default}” is out of date (" in plain(c.value) for c in fresh.caption)
 
 
 def test_a_run_without_its_report_says_so_above_its_figures(home):
