@@ -89,8 +89,8 @@ def context_caption(budget: Budget, results: Mapping[str, Any], why_own: str = "
     own = ("each method's own paper default — not like for like; pick a budget to give every method the same"
            + (f" ({why_own})" if why_own else "")
            if budget.own else f"{md_escape(budget.label)} for every method, a cap (some hand fewer)")
-    st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks and "
-               "ctx tokens in the tables, per method on the ? here.",
+    st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks, "
+               "ctx tokens in the tables; under the (?) icon.",
                help=("Handed to each answer (WordPiece tokens of evidence):\n\n" + per) if per else "No method ran.")
 
 

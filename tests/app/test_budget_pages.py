@@ -33,6 +33,7 @@ def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     assert (budgeted["ctx chunks"] <= 10).all() and budgeted.loc["Naive RAG", "ctx chunks"] == 10
     caption = next(c for c in at.caption if plain(c.value).startswith("**Answer budget: fastinsight**"))
     assert len(plain(caption.value)) < 200  # short enough for a projector; what each method was handed on hover
+    assert "in the tables; under the (?) icon." in plain(caption.value)  # an audit read "on the ? here" as a broken link
     per = plain(caption.proto.help)
     assert "dense: 10 chunks /" in per and "- reg: " in per and "- sgrag: " in per
     assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 10  # the cut follows the budget
