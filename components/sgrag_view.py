@@ -5,6 +5,7 @@ the query graph and every matched subgraph (the node mapping shown by colour).""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -59,19 +60,23 @@ def qnode_colors(qg: QueryGraph) -> dict[str, str]:
 QG_DESC_WIDTH = 320
 #: about how many characters of a description one line of the "stands for" column holds (14 px text in 320 px)
 QG_DESC_LINE_CHARS = 38
+#: the same for the label column (135 px)
+QG_LABEL_LINE_CHARS = 16
 #: the table's row height, in px, per wrapped line of "stands for" and around them; a row over 64 px lets the
 #: table wrap its text (Streamlit wraps a cell only in rows taller than 4rem)
 QG_LINE_PX, QG_ROW_PAD_PX, QG_MAX_LINES = 21, 16, 4
 
 
-def qg_row_height(descriptions: Sequence[str]) -> int | None:
-    """The query-graph table's row height for its "stands for" texts: None (one line, Streamlit's default) when each
-    fits its column, else rows tall enough for the longest text wrapped (an audit's tour step read "The movie: Movie
-    starring Keanu Reeves and Laurence", cut at the column's edge)."""
-    longest = max((len(d) for d in descriptions), default=0)
-    if longest <= QG_DESC_LINE_CHARS:
+def qg_row_height(descriptions: Sequence[str], labels: Sequence[str] = ()) -> int | None:
+    """The query-graph table's row height for its "stands for" texts and its labels: None (one line, Streamlit's
+    default) when each fits its column, else rows tall enough for the longest text wrapped (an audit's tour step read
+    "The movie: Movie starring Keanu Reeves and Laurence", cut at the column's edge; a later one "Velmora Chocolate
+    Wor" in the label column)."""
+    need = max([len(d) / QG_DESC_LINE_CHARS for d in descriptions] + [len(x) / QG_LABEL_LINE_CHARS for x in labels]
+               + [0.0])
+    if need <= 1:
         return None
-    lines = min(QG_MAX_LINES, -(-longest * 6 // (QG_DESC_LINE_CHARS * 5)))  # words wrap early: a sixth to spare
+    lines = min(QG_MAX_LINES, math.ceil(need * 1.2))  # words wrap early: a sixth to spare
     return max(66, lines * QG_LINE_PX + QG_ROW_PAD_PX)
 
 
@@ -230,7 +235,8 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
         rows = pd.DataFrame([{"id": n.id, "label": n.label, "role": "UNK" if n.unknown else "entity",
                               "stands for": n.description or ("the asked-for entity" if n.unknown else "")}
                              for n in qg.nodes])
-        st.dataframe(rows, hide_index=True, width="stretch", row_height=qg_row_height(list(rows.get("stands for", []))),
+        st.dataframe(rows, hide_index=True, width="stretch", row_height=qg_row_height(list(rows.get("stands for", [])),
+                                                                                 list(rows.get("label", []))),
                      column_config={"id": st.column_config.TextColumn("id", width=40),
                                     "label": st.column_config.TextColumn("label", width=135),
                                     "role": st.column_config.TextColumn("role", width=55),
@@ -255,8 +261,13 @@ def normalization_panel(result: Any) -> None:
     rows = [{"query label": m.query_label, "graph node": m.node_name or "(none)", "similarity": round(m.similarity, 3),
              "doubtful": "⚠ doubtful" if m.doubtful else "", "exact name": "✓" if m.exact_name else "",
              "runners-up": "; ".join(f"{n} ({s})" for n, s in m.alternatives[1:4])} for m in result.normalized.mappings]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if rows:  # the names get room: auto-sized columns cut "Laurence Fishburn" (an audit)
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
+            "query label": st.column_config.TextColumn("query label", width=200),
+            "graph node": st.column_config.TextColumn("graph node", width=200),
+            "similarity": st.column_config.NumberColumn("similarity", width=80),
+            "doubtful": st.column_config.TextColumn("doubtful", width=90),
+            "exact name": st.column_config.TextColumn("exact name", width=80)})
     else:
         st.info("No entity of the question was found in the graph.")
 

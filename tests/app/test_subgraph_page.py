@@ -3,6 +3,7 @@ script trick as the GRanker page test: app.py with this page as the default page
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -277,4 +278,10 @@ def test_the_query_graph_table_wraps_a_long_stands_for_text(home: Path) -> None:
     table = at.dataframe[0]
     said = list(table.value["stands for"])
     assert max(map(len, said)) > QG_DESC_LINE_CHARS, said  # the recorded query graph's long description
-    assert table.proto.row_height == qg_row_height(said) > 64
+    assert table.proto.row_height == qg_row_height(said, list(table.value["label"])) > 64
+    # a long label wraps too (a later audit: "Velmora Chocolate Wor" cut in the 135-px label column)
+    assert qg_row_height(["Company"], ["Velmora Chocolate Works"]) > 64 and qg_row_height(["Company"], ["Karsk"]) is None
+    # the entity-normalization table gives the names room (auto-sized, "Laurence Fishburn" was cut)
+    norm = next(d for d in at.dataframe if "query label" in d.value.columns)
+    widths = {(c.get("label") or k): c.get("width") for k, c in json.loads(norm.proto.columns or "{}").items()}
+    assert widths.get("query label") == 200 and widths.get("graph node") == 200, widths
