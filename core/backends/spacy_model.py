@@ -23,6 +23,8 @@ MODEL_LANG = "en"
 MODEL_VERSION = "3.8.0"
 #: Components the extractor does not need (the lemmatizer: relations keep surface words).
 DISABLED = ("lemmatizer",)
+#: The component :func:`load_pipeline` adds before the parser: a blank line starts a sentence.
+PARAGRAPH_COMPONENT = "paragraph_starts"
 _LOCK = threading.Lock()
 _NLP: dict[tuple[str, ...], Any] = {}
 
@@ -85,5 +87,26 @@ def load_pipeline(disable: Sequence[str] = DISABLED) -> Any:
         _check_meta(meta if isinstance(meta, dict) else {}, str(meta_file))
         nlp = module.load(exclude=list(disable))
         _check_meta(nlp.meta, str(root))
+        if "parser" in nlp.pipe_names:
+            _register_paragraph_starts()
+            nlp.add_pipe(PARAGRAPH_COMPONENT, before="parser")
         _NLP[key] = nlp
         return nlp
+
+
+def paragraph_starts(doc: Any) -> Any:
+    """``doc`` with the token after each blank line (a whitespace token holding two line breaks) starting a sentence,
+    which the parser keeps: a Markdown section heading ("Family", a paragraph of its own) is never joined to the next
+    sentence's name ("Family\\n\\nFenwald married …" gave a node "Family Fenwald")."""
+    for i in range(len(doc) - 1):
+        tok = doc[i]
+        if tok.is_space and tok.text.count("\n") >= 2 and not doc[i + 1].is_space:
+            doc[i + 1].is_sent_start = True
+    return doc
+
+
+def _register_paragraph_starts() -> None:
+    from spacy.language import Language
+
+    if not Language.has_factory(PARAGRAPH_COMPONENT):
+        Language.component(PARAGRAPH_COMPONENT, func=paragraph_starts)
