@@ -321,6 +321,22 @@ def own_thing(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     return None
 
 
+#: the possessive pronouns :func:`owned_name` reads ("her best-known book, X," is X)
+_OWNER_PRONOUNS = frozenset({"her", "his", "its", "their"})
+
+
+def owned_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name in apposition, after a comma, to a singular common noun owned by a possessive pronoun, with any
+    modifiers: "Her best-known book, The Cacao Atlas, … described forty varieties" is The Cacao Atlas (an audit's KG
+    had a node "best-known book", shared by every passage using the phrase, and "best-known book · is · Cacao Atlas");
+    "her own company, X" is :func:`own_thing`'s, a relative ("his son, X") :func:`kin_name`'s."""
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN" or tok.lower_ in FAMILY or tok.i + 1 >= len(m.doc) or \
+            m.doc[tok.i + 1].text != "," or not any(c.dep_ == "poss" and c.tag_ == "PRP$" and
+                                                    c.lower_ in _OWNER_PRONOUNS for c in tok.children):
+        return None
+    return _appos_name(m, tok, not_names)
+
+
 #: nouns of a relative: "X's son, NAME," is NAME
 FAMILY = frozenset({"mother", "wife", "daughter", "sister", "widow", "aunt", "niece", "grandmother", "father", "husband",
                     "son", "brother", "widower", "uncle", "nephew", "grandfather", "cousin", "child", "grandson",

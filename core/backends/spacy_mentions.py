@@ -174,8 +174,9 @@ class _Mentions:
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company, Crane Looms"
         if own is not None:
             return own if own[0] else None
-        named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES)  # "the house Osterby
-        if named is not None:  # & Daughters", "X's son, Casimir Vantreck,"
+        named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES) or ana.owned_name(
+            self, tok, _NOT_NAMES)  # "the house Osterby & Daughters", "X's son, Casimir Vantreck,", "her best-known
+        if named is not None:  # book, The Cacao Atlas,"
             return named
         span = self.mention_of.get(tok.i)
         loose = None if span is not None and span[2] else ana.loose_name(self, tok, _NOT_NAMES)

@@ -20,7 +20,7 @@ from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS
+from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS, owned_name
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import COPULAS as _COPULAS
@@ -168,6 +168,8 @@ class _Piece(_Mentions):
                 self._relational_noun(tok)
             elif tok.pos_ == "NOUN" and tok.lower_ in _KIN:
                 self._kin(tok)
+            elif tok.pos_ == "NOUN":
+                self._owned_named(tok)
 
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = [c for c in verb.children if c.dep_ in _SUBJ]
@@ -326,6 +328,18 @@ class _Piece(_Mentions):
                 kin = c.pos_ == "PROPN" and noun.lower_ in FAMILY and owner is not None and owner[1] in ("ORG", "")
                 if owner is not None and (titled or (owner[1] != "TITLE" and (self._person(owner, "NNP") or kin))):
                     self.add(named, f"{noun.lower_} of", owner)
+
+    def _owned_named(self, noun: Any) -> None:
+        """"Her best-known book, The Cacao Atlas," → (The Cacao Atlas, book of, her), as "Her best-known book was The
+        Cacao Atlas" gives (:meth:`_relational_subject`); the noun itself is no node (:func:`owned_name`)."""
+        named = owned_name(self, noun, _NOT_NAMES)
+        if named is None:
+            return
+        for c in noun.children:
+            if c.dep_ == "poss":
+                owner = self._possessor(c)
+                if owner is not None and owner[1] not in VALUE_LABELS and owner[0] != named[0]:
+                    self.add(named, self._role_of(noun.lower_, owner), owner)
 
     def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:
         """(owner, noun) of a subject that is an owned common noun and no node ("Its illustrations", "Her
