@@ -164,7 +164,10 @@ class SpacyExtractor:
     # before it, never one named only later ("At sixteen Ostberg" is no nephew "Rurik Ostberg"); "awarded Varn the Lumen
     # Medal" gives "awarded · Lumen Medal" and the recipient, no node "Varn the Lumen Medal"; "it" may stand for a
     # common noun that names an organisation ("The society meets … Since 1911 it has awarded"), not the town's title
-    model_id = f"spacy-v27:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v28: a blank line starts a sentence (a Markdown "## Family" heading is no part of "Fenwald married …": no node
+    # "Family Fenwald"); "Her best-known book, The Cacao Atlas, …" is The Cacao Atlas ("book of" its owner), no node
+    # "best-known book"
+    model_id = f"spacy-v28:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
