@@ -25,3 +25,12 @@ def test_his_first_ship_is_the_name_after_it(ex):
     assert ("Kestrel", "sank in", "1902") in got, got
     assert ("Kestrel", "ship of", "Orla Brenn") in got, got
     assert "first ship" not in nodes(got), got
+
+
+def test_an_owner_other_than_the_passages_person_gets_no_relation(ex):
+    """MuSiQue: a "his"/"her" read as another person gave "Walter Cunningham · classmate of · Austen" (Scout's
+    classmate) in 4–5 of 16 such relations: only the passage's own person owns one; the name still stands."""
+    got = triples(ex, "To Kill a Mockingbird", "To Kill a Mockingbird is a novel by Harper Lee. Scout Finch meets "
+                  "the teacher Caroline Fisher. Her classmate, Walter Cunningham, has no lunch.")
+    assert not any(r == "classmate of" for _, r, _ in got), got
+    assert "classmate" not in " ".join(nodes(got)), got
