@@ -165,8 +165,8 @@ class SpacyExtractor:
     # Medal" gives "awarded · Lumen Medal" and the recipient, no node "Varn the Lumen Medal"; "it" may stand for a
     # common noun that names an organisation ("The society meets … Since 1911 it has awarded"), not the town's title
     # v28: a blank line starts a sentence (a Markdown "## Family" heading is no part of "Fenwald married …": no node
-    # "Family Fenwald"); "Her best-known book, The Cacao Atlas, …" is The Cacao Atlas ("book of" its owner), no node
-    # "best-known book"
+    # "Family Fenwald"); "Her best-known book, The Cacao Atlas, …" is The Cacao Atlas ("book of" its owner where that
+    # is the passage's person), no node "best-known book"
     model_id = f"spacy-v28:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
