@@ -894,11 +894,11 @@ def scaled_labels(doc: str, scale: float) -> str:
 
 def render_html(doc: str, *, height: int = DEFAULT_HEIGHT) -> None:
     """Embed a drawing: ``st.iframe`` where it exists (Streamlit ≥ 1.5x), else components.html. In the tour's
-    projector mode its labels are drawn larger (:func:`components.tour.projector_scale`; an audit measured the
+    projector mode its labels are drawn larger (:func:`components.state.projector_scale`; an audit measured the
     bubble graph's labels at 12 px on a projector); the cached drawing itself is left as it is."""
     import streamlit as st
 
-    from components.tour import projector_scale
+    from components.state import projector_scale
 
     doc = scaled_labels(doc, projector_scale())
 

@@ -288,6 +288,18 @@ def sub(key: str, part: str) -> str:
     return f"{key}.{part}"
 
 
+#: the tour's projector mode (a toggle in its "More", :mod:`components.tour`) and how much larger it sets the text a
+#: class reads and the drawings' labels; here, not in the tour, so that the drawings (:mod:`components.graph_view`)
+#: read it without importing the tour (which imports them)
+TOUR_QUIET = sub(TOUR, "quiet")
+PROJECTOR_SCALE = 1.25
+
+
+def projector_scale() -> float:
+    """:data:`PROJECTOR_SCALE` while a tour runs in projector mode, else 1: what the drawings scale their labels by."""
+    return PROJECTOR_SCALE if st.session_state.get(TOUR) is not None and st.session_state.get(TOUR_QUIET) else 1.0
+
+
 def widget_key(key: str, scope: str = "") -> str:
     """The key of the widget that edits the value ``key`` (on the page ``scope``, if it is drawn on several)."""
     return sub(key, "w") + (f".{scope}" if scope else "")

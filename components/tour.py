@@ -576,9 +576,9 @@ def step_label(i: int) -> str:
 #: the drawings' labels (:func:`projector_scale`,
 #: :func:`components.graph_view.render_html`). Buttons, the bar's title and headings keep their size: the bar stays
 #: one line. A table (a canvas) keeps Streamlit's size.
-QUIET = S.sub(S.TOUR, "quiet")
+QUIET = S.TOUR_QUIET
 #: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
-PROJECTOR_SCALE = 1.25
+PROJECTOR_SCALE = S.PROJECTOR_SCALE
 _QUIET_CSS = """<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
 [data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stAlert"]) [data-testid="stMarkdownContainer"]
@@ -590,7 +590,7 @@ _QUIET_CSS = """<style>
 
 def projector_scale() -> float:
     """:data:`PROJECTOR_SCALE` while the tour runs in projector mode, else 1: what the drawings scale their labels by
-    (:func:`components.graph_view.render_html`)."""
+    (:func:`components.graph_view.render_html`, through :func:`components.state.projector_scale`)."""
     return PROJECTOR_SCALE if current() is not None and st.session_state.get(QUIET) else 1.0
 
 _BAR_CSS = """<style>

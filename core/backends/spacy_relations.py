@@ -330,18 +330,12 @@ class _Piece(_Mentions):
                     self.add(named, f"{noun.lower_} of", owner)
 
     def _owned_named(self, noun: Any) -> None:
-        """"Her best-known book, The Cacao Atlas," → (The Cacao Atlas, book of, her), as "Her best-known book was The
-        Cacao Atlas" gives (:meth:`_relational_subject`); the noun itself is no node (:func:`owned_name`). The relation
-        only where the owner is the passage's person (its title): a "his"/"her" read as another person gave 4–5 wrong
-        of 16 on MuSiQue ("Walter Cunningham · classmate of · Austen", Scout's classmate); the name stands anyway."""
-        named = owned_name(self, noun, _NOT_NAMES)
-        if named is None:
-            return
-        for c in noun.children:
-            if c.dep_ == "poss":
-                owner = self._possessor(c)
-                if owner is not None and owner[1] == "TITLE" and self._title_is_person and owner[0] != named[0]:
-                    self.add(named, self._role_of(noun.lower_, owner), owner)
+        """"Her best-known book, X," → (X, book of, her) if "her" is the title's person (others: 4 of 16 wrong)."""
+        named = owned_name(self, noun, _NOT_NAMES) or ("", "")
+        for c in (noun.children if named[0] else ()):  # _possessor first: it may find the title a person
+            owner = self._possessor(c) if c.dep_ == "poss" else None
+            if owner is not None and owner[1] == "TITLE" and self._title_is_person and owner[0] != named[0]:
+                self.add(named, self._role_of(noun.lower_, owner), owner)
 
     def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:
         """(owner, noun) of a subject that is an owned common noun and no node ("Its illustrations", "Her
