@@ -353,10 +353,10 @@ def results_download(run_dir: Path, pairs: int) -> None:
 def trained_on_note(left: Any, methods: Sequence[str], taken: Sequence[str]) -> str:
     """What the Run tab says before Run about the questions a benchmarked method's model was trained or validated on,
     as Markdown, the names escaped ("" when there are none; an audit read the checkbox's name between literal
-    asterisks where the whole text was escaped): left out — for every method, so that all are compared on the same questions, and how
-    to run them on the others — or, kept, how many of the questions this run takes (``taken``, the Questions box's
-    first N) are such questions. An audit, after training ReG on 10 of 12 questions, read "10 of these questions are
-    kept" above a run of 3, and found every method's run cut to 2 questions, not ReG's alone."""
+    asterisks where the whole text was escaped): left out — for every method, so that all are compared on the same
+    questions, and how to run them on the others — or, kept, how many of the questions this run takes (``taken``, the
+    Questions box's first N) are such questions. An audit, after training ReG on 10 of 12 questions, read "10 of these
+    questions are kept" above a run of 3, and found every method's run cut to 2 questions, not ReG's alone."""
     if not left.trained_on:
         return md_escape(str(left.note()))  # questions without gold here, if any
     trainers = sorted({m for ms in left.trained_on.values() for m in ms})

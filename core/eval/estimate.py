@@ -220,10 +220,9 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
             if llm == "none":  # the defaults are the recorded LLM's, whose answers cost nothing
                 per[m] += NO_LLM_ANSWER_S
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
-    pairs_asked = questions * len(methods)
-    timed = max(((min(int(t.get("pairs") or 0), pairs_asked), -k, name, t) for k, (name, _, t, _c) in enumerate(runs)
-                 if t.get("wall")), default=None)
     pairs = questions * len(methods)
+    timed = max(((min(int(t.get("pairs") or 0), pairs), -k, name, t) for k, (name, _, t, _c) in enumerate(runs)
+                 if t.get("wall")), default=None)
     overhead_load = None
     if timed is not None:
         name, t = timed[2:]
