@@ -4,22 +4,20 @@ and "Varn moved back to Velmora" a bare node "Varn"; "Comet Varn" is a name of i
 
 from __future__ import annotations
 
+import pytest
+
 from tests.backends.spacy_case import nodes, triples  # the extractor fixture ``ex`` is spacy_case's, via conftest
 
 
-def test_awarded_x_the_y_gives_y_with_x_the_recipient(ex):
-    got = triples(ex, "Isolde Varn",
-                  "Isolde Varn was an astronomer. In 1925 the Quorvath Astronomical Society awarded Varn the Lumen "
-                  "Medal for her comet discoveries.")
-    assert ("Quorvath Astronomical Society", "awarded", "Lumen Medal") in got, got
-    assert ("Quorvath Astronomical Society", "awarded", "Isolde Varn") in got, got
-    assert not any("the Lumen Medal" in n for n in nodes(got)), got
-
-
-def test_a_full_name_before_the_thing_given_stays_a_name(ex):
-    got = triples(ex, "Velmora",
-                  "Velmora is a town. In 1925 the Quorvath Astronomical Society awarded Isolde Varn the Lumen Medal "
-                  "for her comet discoveries.")
+@pytest.mark.parametrize(("title", "text"), [
+    ("Isolde Varn", "Isolde Varn was an astronomer. In 1925 the Quorvath Astronomical Society awarded Varn the Lumen "
+                    "Medal for her comet discoveries."),
+    # a full name before the thing given stays a name (the parser took "Varn" for a verb there)
+    ("Velmora", "Velmora is a town. In 1925 the Quorvath Astronomical Society awarded Isolde Varn the Lumen Medal "
+                "for her comet discoveries."),
+])
+def test_awarded_x_the_y_gives_y_with_x_the_recipient(ex, title, text):
+    got = triples(ex, title, text)
     assert ("Quorvath Astronomical Society", "awarded", "Lumen Medal") in got, got
     assert ("Quorvath Astronomical Society", "awarded", "Isolde Varn") in got, got
     assert not any("the Lumen Medal" in n for n in nodes(got)), got
