@@ -574,18 +574,24 @@ def step_label(i: int) -> str:
 #: text and boxes, the "Look at" lines, the lesson box (:data:`PROJECTOR_SCALE` of their size; a later audit measured
 #: the "Look at" text at 13 px with the mode on; its two lines become at most three, the text being longer) — and
 #: the drawings' labels (:func:`projector_scale`,
-#: :func:`components.graph_view.render_html`). Buttons, the bar's title and headings keep their size: the bar stays
-#: one line. A table (a canvas) keeps Streamlit's size.
+#: :func:`components.graph_view.render_html`) and the tables. Buttons, the bar's title and headings keep their size: the bar
+#: stays one line. A table is a canvas drawn in the server theme's font, which CSS cannot size: its element is zoomed
+#: instead (CSS ``zoom``) at 1/:data:`PROJECTOR_SCALE` of its column's width, so that the grid, laid out at that
+#: width, fills the column zoomed and no more (zoomed at full width it ran a quarter past the column's edge; an audit
+#: found the tables the smallest text on the projector's screen).
 QUIET = S.TOUR_QUIET
 #: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
 PROJECTOR_SCALE = S.PROJECTOR_SCALE
-_QUIET_CSS = """<style>
+_QUIET_CSS = ("""<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
 [data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stAlert"]) [data-testid="stMarkdownContainer"]
   :is(p, li) { font-size: SCALErem; }
 .egx-tour-look { font-size: LOOKrem; opacity: 1; -webkit-line-clamp: 3; line-clamp: 3; }
 .st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] :is(p, li) { font-size: SCALErem; }
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] > [data-testid="stDataFrame"])
+  { zoom: SCALE; width: FIT% !important; }
 </style>""".replace("LOOK", f"{0.85 * PROJECTOR_SCALE:.4g}").replace("SCALE", f"{PROJECTOR_SCALE:g}")
+    .replace("FIT", f"{100 / PROJECTOR_SCALE:.4g}"))
 
 
 def projector_scale() -> float:
@@ -684,8 +690,8 @@ def bar(page: str) -> None:
                 intro_body(page)
             S.keep(QUIET, st.toggle(
                 "Projector mode: larger text, no small grey notes", key=S.bind(QUIET, False, scope=page),
-                help=f"While the tour runs: the pages' text, the “Look at” line, the lesson box and the drawings' "
-                     f"labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was made, "
+                help=f"While the tour runs: the pages' text, the “Look at” line, the lesson box, the tables and the "
+                     f"drawings' labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was made, "
                      "what a note means) hidden, so the drawings and tables still fit the screen. Off again here."))
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")

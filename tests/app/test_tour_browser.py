@@ -104,6 +104,39 @@ def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
             }[step.page]()
 
 
+#: The first table's element as laid out: its zoom, its grid's right edge and the main column's right edge.
+_TABLE_JS = """() => { const grid = document.querySelector('[data-testid=stMain] [data-testid=stDataFrame]');
+  const main = document.querySelector('[data-testid=stMainBlockContainer]'), pad = parseFloat(getComputedStyle(main).paddingRight);
+  return {zoom: getComputedStyle(grid.closest('[data-testid=stElementContainer]')).zoom,
+          right: grid.getBoundingClientRect().right, columnRight: main.getBoundingClientRect().right - pad}; }"""
+
+
+def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Projector mode on (the bar's More): the step's first table is zoomed :data:`tour.PROJECTOR_SCALE`× and its grid
+    still ends inside the page's column; off again, it is back to 1×."""
+    from playwright.sync_api import expect
+
+    def toggle() -> None:
+        page.locator(".st-key-egx-tour-bar").get_by_role("button", name=re.compile("More")).click()
+        page.get_by_text("Projector mode: larger text, no small grey notes").click()
+        page.keyboard.press("Escape")
+
+    before = page.evaluate(_TABLE_JS)
+    assert float(before["zoom"]) == 1, before
+    toggle()
+    expect(page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").first).to_be_hidden(timeout=TIMEOUT)
+    page.wait_for_timeout(1500)  # the grid lays itself out again at its new width
+    got = page.evaluate(_TABLE_JS)
+    page.screenshot(path=str(tmp_path / "projector_table.png"))
+    print(f"projector mode: table {got}")
+    assert float(got["zoom"]) == tour.PROJECTOR_SCALE, got
+    assert got["right"] <= got["columnRight"] + 2, got  # 2 px: the grid's border, drawn on the column's edge
+    toggle()
+    page.wait_for_function("() => getComputedStyle(document.querySelector("
+                           "'[data-testid=stMain] [data-testid=stDataFrame]').closest("
+                           "'[data-testid=stElementContainer]')).zoom === '1'", timeout=TIMEOUT)
+
+
 def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float], tmp_path: Path) -> None:
     from playwright.sync_api import expect, sync_playwright
 
@@ -243,6 +276,9 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                         assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
                     else:  # longer lessons (more distinct answers): the table's top, at least, is on the projector
                         assert table["y"] < FOLD, (i, table)
+                if i == n - 1:  # projector mode sets the tables larger too, within their column (an audit: the
+                    # tables stayed the smallest text on the projector; a grid is a canvas, zoomed, not restyled)
+                    _check_projector_tables(page, tmp_path)
                 if step.page == "pages/bubble_ranking.py":  # last: it scrolls the page
                     _check_scrolled_clear_of_bar(page, "α (missing-group penalty)")
                 if i < n - 1:
