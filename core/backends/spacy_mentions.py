@@ -218,6 +218,10 @@ class _Mentions:
             if first.head.i == tok.head.i:
                 return None
             got = self.mention(first, as_subject=True)
+            if word in ("he", "she") and got is not None and got[1] not in VALUE_LABELS:
+                other = self._other_sex_before(word, tok)  # "Wyre married Ilse Marrow; she …": not Wyre, a "he"
+                if other is not None:
+                    return other
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
                 return None
             return got if _fits(word, got, str(first.tag_)) and self._gender.get(got[0], word) == word else None
@@ -250,6 +254,9 @@ class _Mentions:
         :data:`_NOBODY`."""
         if prev is not None and prev[1] == "PRON:" + word:
             return prev[0]
+        other = self._other_sex_before(word, tok)
+        if other is not None:
+            return other
         # "… Edwin Marlow trained under her there. She bred …": the one the "her" stood for goes on (centering prefers
         # continuing it), not a subject whose gender the text never gave
         cb = self._others.get(tok.sent.start, {}).get(word) if tok is not None else None
@@ -273,6 +280,29 @@ class _Mentions:
         if self.title and self._sex_fits(self.title, word):
             return self.title, "TITLE"
         return _NOBODY
+
+    def _other_sex_before(self, word: str, tok: Any) -> tuple[str, str] | None:
+        """Where the subject named before ``tok`` in its sentence is one the text called the other pronoun ("Wyre
+        married the painter Ilse Marrow in 1891; *she* designed …", Wyre a "he"): the person named last before
+        ``tok`` in the sentence whom the text never called the other pronoun (Ilse Marrow), else None."""
+        if tok is None or not self._subjects_ready():
+            return None
+        sent = tok.sent
+        subject = next((t for t in self.doc[sent.start:tok.i] if t.dep_ in _SUBJ_DEPS and t.pos_ != "PRON"), None)
+        if subject is None:
+            return None
+        got = self.mention(subject, as_subject=True)
+        if got is None:
+            return None
+        # the title under its short name too ("Wyre" in the passage "Tomas Wyre")
+        titled = got[1] == "TITLE" or self._names_title(got[0], got[1])
+        name = (self.title or "") if titled else got[0]
+        if self._gender.get(name, word) == word:
+            return None
+        for p in self._named_people(self.doc[sent.start:tok.i], subject):
+            if p[0] != name and self._sex_fits(p[0], word):
+                return p
+        return None
 
     def _title_person(self) -> bool:
         """Whether the title is a person's: a given name first, or the text made it one (a "he"/"she", a person named

@@ -1,0 +1,26 @@
+"""Audit 36, Tomas Wyre's page: "Wyre married the painter Ilse Marrow in 1891; she designed the green and cream
+colours of the Karsk cars." gave "Tomas Wyre · designed · green and cream colours": a "she" after a subject the text
+had called "he" is the woman named last before it in its sentence (and "he" after a "she" the man), where the text
+never called that one the other pronoun; a person of no known gender stays a candidate for either."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import triples  # the extractor fixture ``ex`` is spacy_case's, via conftest
+
+_WYRE = ("Tomas Wyre (1860–1929) was a civil engineer who designed funiculars. He was born in 1860 in the city of "
+         "Halvek. He went on to build three more funiculars in the province of Estrevia. Wyre married the painter "
+         "Ilse Marrow in 1891; she designed the green and cream colours of the Karsk cars.")
+
+
+def test_she_after_a_he_subject_is_the_woman_named_before_it(ex):
+    got = triples(ex, "Tomas Wyre", _WYRE)
+    assert ("Ilse Marrow", "designed", "green and cream colours") in got, got
+    assert ("Tomas Wyre", "designed", "green and cream colours") not in got, got
+    assert ("Tomas Wyre", "married", "Ilse Marrow") in got, got
+
+
+def test_he_after_a_she_subject_is_the_man_named_before_it(ex):
+    got = triples(ex, "Anna Kestrel", "Anna Kestrel (1850–1920) was a weaver. She was born in Halvek. She opened a "
+                  "mill in Karsk. Kestrel married the engineer Pim Rattery in 1881; he designed the Karsk Funicular.")
+    assert ("Pim Rattery", "designed", "Karsk Funicular") in got, got
+    assert ("Anna Kestrel", "designed", "Karsk Funicular") not in got, got
