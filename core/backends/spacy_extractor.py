@@ -74,7 +74,7 @@ from core.backends.spacy_mentions import Carry, _Mentions
 from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline, pipeline_loaded
 from core.backends.spacy_names import _Collected
 from core.backends.spacy_relations import _Piece
-from core.backends.spacy_repair import repair_names
+from core.backends.spacy_repair import repair_names, unmark_names
 from core.errors import BackendError
 
 
@@ -374,7 +374,8 @@ def _extract_here(passages: Sequence[str], pipe_batch: int,
     chunks · 3 %" until it ended, with no time left to check)."""
     nlp = load_pipeline()
     titles: list[str | None] = []
-    jobs: list[tuple[int, str, bool]] = []  # (passage, text, whether it is the text of the passage before)
+    # (passage, text, its marked names' characters (:func:`unmark_names`), whether it is the text of the passage before)
+    jobs: list[tuple[int, str, list[tuple[int, int]], bool]] = []
     notes: list[str] = []
     for i, p in enumerate(passages):
         previous, p = split_previous(p)
@@ -385,23 +386,23 @@ def _extract_here(passages: Sequence[str], pipe_batch: int,
             notes.append(f"passage {i}: no triples, its text is {why}")
             continue
         if previous and not looks_unparseable(previous):  # read for what it ends on, not for triples
-            jobs.append((i, split_pieces(previous)[-1], True))
-        jobs.extend((i, piece, False) for piece in split_pieces(text))
+            jobs.append((i, *unmark_names(split_pieces(previous)[-1]), True))
+        jobs.extend((i, *unmark_names(piece), False) for piece in split_pieces(text))
     per: list[_Collected] = [_Collected(t) for t in titles]
     before: dict[int, Carry] = {}
     # a small call in batches small enough to report: a 30-passage build's ~60 pieces went in one batch of 64, so its
     # bar read "0/30 chunks" until the end (two audits); a big call keeps ``pipe_batch`` (spaCy parses each doc on
     # its own, so the batch size changes the speed only)
-    docs = nlp.pipe([t for _, t, _ in jobs], batch_size=min(pipe_batch, max(MIN_REPORT_BATCH, -(-len(jobs) // 8))))
+    docs = nlp.pipe([t for _, t, _, _ in jobs], batch_size=min(pipe_batch, max(MIN_REPORT_BATCH, -(-len(jobs) // 8))))
     said = time.monotonic()
-    for (i, _, is_previous), doc in zip(jobs, docs, strict=True):
+    for (i, _, marked, is_previous), doc in zip(jobs, docs, strict=True):
         if done is not None and time.monotonic() - said >= REPORT_EVERY_S:
             done(i)  # the passages before this one are finished
             said = time.monotonic()
         if is_previous:
-            before[i] = _Mentions(repair_names(nlp, doc), titles[i]).carry()
+            before[i] = _Mentions(repair_names(nlp, doc, marked), titles[i]).carry()
             continue
-        piece = _Piece(repair_names(nlp, doc), titles[i], before.pop(i, None))  # the first piece only
+        piece = _Piece(repair_names(nlp, doc, marked), titles[i], before.pop(i, None))  # the first piece only
         piece.relations()
         per[i].add(piece)
     return ExtractionResult(triples=[c.finish() for c in per], notes=tuple(notes))

@@ -16,6 +16,7 @@ Only pieces holding such a name change; the text, and so every character offset,
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.backends.spacy_mentions import VALUE_LABELS
@@ -28,6 +29,52 @@ FIRM_WORDS = frozenset({"sons", "son", "daughters", "daughter", "co", "co.", "co
                         "sisters", "partners", "associates", "nephews", "nephew", "cousins", "heirs", "successors"})
 #: a legal form that may follow such a name ("Pell and Sons Ltd")
 _LEGAL = frozenset({"ltd", "ltd.", "limited", "inc", "inc.", "plc", "llc", "gmbh", "co", "co."})
+
+
+#: a name in Markdown emphasis as the Markdown reader keeps it ("a memoir, *Cones and Kettles*, which",
+#: "The **Golden Whisk Prize** is …"): its words are one name, which the text without markup reads as two
+_MARKED = re.compile(r"(?<![\w*])(\*\*?)([A-Z0-9\u00c0-\u00de][^*\n]{0,200}?)\1(?![\w*])")
+#: lower-case words that may join a marked name's capitalised words ("Cones and Kettles", "Lord of the Isles")
+_JOINING = frozenset({"a", "an", "and", "as", "at", "by", "de", "du", "for", "from", "in", "la", "le", "of", "on",
+                      "or", "the", "to", "van", "von", "with", "&"})
+
+
+def unmark_names(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the markers of its emphasised names (:data:`_MARKED`: two words or more, capitalised but for
+    joining words between them), and the (start, end) characters of each such name in the text returned.
+
+    >>> unmark_names("a memoir, *Cones and Kettles*, which was *very* good")
+    ('a memoir, Cones and Kettles, which was *very* good', [(10, 27)])
+    """
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = size = 0
+    for m in _MARKED.finditer(text):
+        name, words = m.group(2), m.group(2).split()
+        if name != name.strip() or len(words) < 2 or not (words[-1][:1].isupper() or words[-1][:1].isdigit()) or any(
+                not (w[:1].isupper() or w[:1].isdigit()) and w not in _JOINING for w in words):
+            continue
+        out += [text[at:m.start()], name]
+        size += m.start() - at
+        spans.append((size, size + len(name)))
+        size += len(name)
+        at = m.end()
+    return "".join(out) + text[at:], spans
+
+
+def _marked_spans(doc: Any, marked: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """(start, end, entity label) of the tokens of each marked name (:func:`unmark_names`) the small model did not
+    already read as one entity: the model's label where an entity lies inside it, else WORK_OF_ART (a work's title)."""
+    out: list[tuple[int, int, str]] = []
+    for s, e in marked:
+        span = doc.char_span(s, e, alignment_mode="expand")
+        if span is None or len(span) < 2 or len(span) > 2 * MAX_NAME_TOKENS or any(
+                ent.start == span.start and ent.end == span.end for ent in doc.ents):
+            continue
+        inside = [ent.label_ for ent in doc.ents if span.start <= ent.start and ent.end <= span.end
+                  and ent.label_ not in VALUE_LABELS]
+        out.append((span.start, span.end, inside[0] if len(inside) == 1 and len(set(inside)) == 1 else "WORK_OF_ART"))
+    return out
 
 
 def _verb_in_name(tok: Any) -> bool:
@@ -107,10 +154,11 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
     return out
 
 
-def repair_names(nlp: Any, doc: Any) -> Any:
-    """``doc`` parsed again with each name holding a mistaken verb as one proper-noun token (see the module docstring);
-    ``doc`` itself where there is none."""
-    return _merge_firms(_reparse_names(nlp, doc))
+def repair_names(nlp: Any, doc: Any, marked: list[tuple[int, int]] | None = None) -> Any:
+    """``doc`` parsed again with each name holding a mistaken verb, and each ``marked`` name (the characters
+    :func:`unmark_names` gives), as one proper-noun token (see the module docstring); ``doc`` itself where there is
+    none."""
+    return _merge_firms(_reparse_names(nlp, doc, _marked_spans(doc, marked or [])))
 
 
 def _merge_firms(doc: Any) -> Any:
@@ -131,9 +179,11 @@ def _merge_firms(doc: Any) -> Any:
     return doc
 
 
-def _reparse_names(nlp: Any, doc: Any) -> Any:
-    """``doc`` parsed again with each name holding a mistaken verb as one token (:func:`_name_spans`)."""
-    spans = _name_spans(doc)
+def _reparse_names(nlp: Any, doc: Any, marked: list[tuple[int, int, str]] | None = None) -> Any:
+    """``doc`` parsed again with each name holding a mistaken verb (:func:`_name_spans`), and each ``marked`` name
+    (:func:`_marked_spans`), as one token."""
+    marked = marked or []
+    spans = sorted(marked + [s for s in _name_spans(doc) if not any(s[0] < e and b < s[1] for b, e, _ in marked)])
     if not spans:
         return doc
     from spacy.tokens import Doc, Span
