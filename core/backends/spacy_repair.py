@@ -1,4 +1,5 @@
-"""Names the small parser cuts apart: one read as a verb ("Barnaby Fell") or a firm's ("Pell and Sons") made one token.
+"""Names the small parser cuts apart: one read as a verb ("Barnaby Fell"), a firm's ("Pell and Sons"), a guild's
+("Masons' Company") or an emphasised one ("*Cones and Kettles*") made one token.
 
 "the shipwright Barnaby Fell in 1899" parsed "Fell" as the sentence's verb ("Barnaby fell in 1899"), so the ``spacy``
 extractor lost "built by Barnaby Fell" and wrote "Barnaby Fell · fell in · 1899" (an audit). A verb written with a capital inside a sentence, right after a proper noun or inside a named entity,
@@ -10,6 +11,11 @@ with the parse kept: the parser read "founded Mauncey and Daughters" as two obje
 ``spacy`` extractor wrote "Ida Mauncey · founded · Mauncey" (an audit). Only where the words show one name: a capitalised family or partner word
 after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), or "&" between capitalised words; "Ida and Tom founded …"
 stays two people.
+
+A name with a plural possessive inside ("the Confectioners' Guild of Halvek") becomes one ORG token the same way: the
+parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a Markdown document emphasised
+("*Cones and Kettles*", kept so by the Markdown reader) is parsed as one token without its markers
+(:func:`unmark_names`).
 
 Only pieces holding such a name change; the text, and so every character offset, is unchanged.
 """
@@ -154,6 +160,40 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
     return out
 
 
+def _guild_spans(doc: Any) -> list[tuple[int, int, str]]:
+    """(start, end, "ORG") of each name with a plural possessive inside ("the Confectioners' Guild of Halvek", "the
+    Masons' Company"), which the small model left as "Guild" owned by "Confectioners" (an audit's node "Guild"): the
+    capitalised plural and the proper nouns before it, the capitalised words after the apostrophe, and "of" with one to
+    three proper nouns after them; not where one entity already holds the words."""
+    out: list[tuple[int, int, str]] = []
+    for tok in doc:
+        if tok.tag_ != "POS" or tok.text not in ("'", "\u2019") or tok.i == 0 or (out and tok.i < out[-1][1]):
+            continue
+        owner = doc[tok.i - 1]
+        if not (owner.text[:1].isupper() and owner.text.endswith("s") and owner.pos_ in ("PROPN", "NOUN")):
+            continue
+        end = tok.i + 1
+        while end < tok.sent.end and doc[end].text[:1].isupper() and doc[end].pos_ in ("PROPN", "NOUN") \
+                and end - tok.i <= 3:
+            end += 1
+        if end == tok.i + 1:
+            continue  # "the Smiths' house": no name after it
+        start = tok.i - 1
+        while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
+                and tok.i - start < 3:
+            start -= 1
+        place = end + 1
+        while end < tok.sent.end - 1 and doc[end].lower_ == "of" and place < tok.sent.end \
+                and doc[place].pos_ == "PROPN" and doc[place].text[:1].isupper() and place - end <= 3:
+            place += 1
+        if place > end + 1:
+            end = place  # "… Guild of Halvek": kept whole (the builder may fold it to the guild, "located in" Halvek)
+        if any(e.start <= start and end <= e.end for e in doc.ents) or end - start > MAX_NAME_TOKENS:
+            continue
+        out.append((start, end, "ORG"))
+    return out
+
+
 def repair_names(nlp: Any, doc: Any, marked: list[tuple[int, int]] | None = None) -> Any:
     """``doc`` parsed again with each name holding a mistaken verb, and each ``marked`` name (the characters
     :func:`unmark_names` gives), as one proper-noun token (see the module docstring); ``doc`` itself where there is
@@ -167,6 +207,7 @@ def _merge_firms(doc: Any) -> Any:
     one's place ("Quill and Sons bought …": the subject). Parsed again, a token holding spaces read as a preposition's
     object."""
     firms = _firm_spans(doc)
+    firms = sorted(firms + [g for g in _guild_spans(doc) if not any(g[0] < e and b < g[1] for b, e, _ in firms)])
     if not firms:
         return doc
     from spacy.tokens import Span
