@@ -167,7 +167,10 @@ class SpacyExtractor:
     # v28: a blank line starts a sentence (a Markdown "## Family" heading is no part of "Fenwald married …": no node
     # "Family Fenwald"); "Her best-known book, The Cacao Atlas, …" is The Cacao Atlas ("book of" its owner where that
     # is the passage's person), no node "best-known book"
-    model_id = f"spacy-v28:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v29: "she" after a subject the text called "he" is the woman named before it in its sentence ("Wyre married the
+    # painter Ilse Marrow; she designed …"), and the reverse; "*Cones and Kettles*" (Markdown emphasis) and "the
+    # Confectioners' Guild of Halvek" are one name each, no nodes "Cones", "Kettles", "Guild"
+    model_id = f"spacy-v29:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -17,7 +17,8 @@ parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A 
 ("*Cones and Kettles*", kept so by the Markdown reader) is parsed as one token without its markers
 (:func:`unmark_names`).
 
-Only pieces holding such a name change; the text, and so every character offset, is unchanged.
+Only pieces holding such a name change; the text, and so every character offset, is unchanged (a marked name's
+markers aside, which the parse never sees).
 """
 
 from __future__ import annotations

