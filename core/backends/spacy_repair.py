@@ -161,11 +161,21 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
     return out
 
 
+#: the last word of a name with a plural possessive inside ("Confectioners' Guild", "Poets' Church", "Bishop Cotton
+#: Girls' School"): a body or its house, not a thing the plural owns ("the Allies' Manhattan Project", "US Airways'
+#: MetroJet", "2K Games' Community Manager", MuSiQue)
+GUILD_WORDS = frozenset({"guild", "company", "society", "association", "union", "league", "club", "institute", "party",
+                         "college", "academy", "school", "church", "chapel", "hall", "hospital", "home", "federation",
+                         "council", "alliance", "brotherhood", "sisterhood", "lodge", "fund", "trust", "cooperative",
+                         "co-operative", "congress", "movement", "front", "exchange", "bank", "asylum", "almshouse"})
+
+
 def _guild_spans(doc: Any) -> list[tuple[int, int, str]]:
     """(start, end, "ORG") of each name with a plural possessive inside ("the Confectioners' Guild of Halvek", "the
     Masons' Company"), which the small model left as "Guild" owned by "Confectioners" (an audit's node "Guild"): the
-    capitalised plural and the proper nouns before it, the capitalised words after the apostrophe, and "of" with one to
-    three proper nouns after them; not where one entity already holds the words."""
+    capitalised plural and the proper nouns before it, the capitalised words after the apostrophe up to a body's word
+    (:data:`GUILD_WORDS`), and "of" with one to three proper nouns after them; not where one entity already holds the
+    words."""
     out: list[tuple[int, int, str]] = []
     for tok in doc:
         if tok.tag_ != "POS" or tok.text not in ("'", "\u2019") or tok.i == 0 or (out and tok.i < out[-1][1]):
@@ -177,8 +187,8 @@ def _guild_spans(doc: Any) -> list[tuple[int, int, str]]:
         while end < tok.sent.end and doc[end].text[:1].isupper() and doc[end].pos_ in ("PROPN", "NOUN") \
                 and end - tok.i <= 3:
             end += 1
-        if end == tok.i + 1:
-            continue  # "the Smiths' house": no name after it
+        if end == tok.i + 1 or doc[end - 1].lower_ not in GUILD_WORDS:
+            continue  # "the Smiths' house", "the Allies' Manhattan Project": no body's name after it
         start = tok.i - 1
         while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
                 and tok.i - start < 3:

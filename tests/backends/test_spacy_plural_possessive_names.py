@@ -21,3 +21,11 @@ def test_a_singular_possessive_stays_an_owner(ex):
     got = triples(ex, "Ana Kim", "Ana Kim was a baker. Kim's mother, Ida Kim, founded the Bakers' Hall in 1820.")
     assert ("Ida Kim", "founded", "Bakers' Hall") in got, got
     assert not any("Kim's" in n for n in nodes(got)), got
+
+
+def test_a_thing_a_plural_owns_is_no_part_of_its_name(ex):
+    """MuSiQue: "the Allies' Manhattan Project", "US Airways' MetroJet" are owned, not guilds' names."""
+    got = triples(ex, "Atomic bombings", "By August 1945, the Allies' Manhattan Project had produced two types of atomic "
+                  "bomb. It competed with US Airways' MetroJet.")
+    assert not any("'" in n for n in nodes(got)), got
+    assert "Manhattan Project" in nodes(got), got
