@@ -214,7 +214,9 @@ class _Mentions:
         if earlier:  # "The workshop trained twelve engravers before it closed": the sentence's subject, if it fits
             first = earlier[0]
             if first.pos_ == "PRON":  # "He trained … before he moved": the same pronoun is the same one
-                return self.antecedent(first) if first.lower_ == word and word in ("he", "she") else None
+                if first.lower_ == word and word in ("he", "she"):
+                    return self.antecedent(first)
+                return self._other_sex_before(word, tok) if word in ("he", "she") else None
             if first.head.i == tok.head.i:
                 return None
             got = self.mention(first, as_subject=True)
@@ -288,8 +290,10 @@ class _Mentions:
         if tok is None or not self._subjects_ready():
             return None
         sent = tok.sent
-        subject = next((t for t in self.doc[sent.start:tok.i] if t.dep_ in _SUBJ_DEPS and t.pos_ != "PRON"), None)
-        if subject is None:
+        subject = next((t for t in self.doc[sent.start:tok.i] if t.dep_ in _SUBJ_DEPS), None)
+        # a pronoun subject only when the other one ("In 1891 he married the painter Ilse Marrow, and she …")
+        said = subject is not None and subject.pos_ == "PRON"
+        if subject is None or (said and subject.lower_ not in ("he", "she")) or subject.lower_ == word:
             return None
         got = self.mention(subject, as_subject=True)
         if got is None:
@@ -297,7 +301,7 @@ class _Mentions:
         # the title under its short name too ("Wyre" in the passage "Tomas Wyre")
         titled = got[1] == "TITLE" or self._names_title(got[0], got[1])
         name = (self.title or "") if titled else got[0]
-        if self._gender.get(name, word) == word:
+        if not said and self._gender.get(name, word) == word:
             return None
         for p in self._named_people(self.doc[sent.start:tok.i], subject):
             if p[0] != name and self._sex_fits(p[0], word):

@@ -24,3 +24,16 @@ def test_he_after_a_she_subject_is_the_man_named_before_it(ex):
                   "mill in Karsk. Kestrel married the engineer Pim Rattery in 1881; he designed the Karsk Funicular.")
     assert ("Pim Rattery", "designed", "Karsk Funicular") in got, got
     assert ("Anna Kestrel", "designed", "Karsk Funicular") not in got, got
+
+
+def test_she_after_a_he_pronoun_in_its_sentence_is_the_woman_named_between(ex):
+    got = triples(ex, "Tomas Wyre", "Tomas Wyre (1860–1929) was a civil engineer. He was born in 1860 in Halvek. In "
+                  "1891 he married the painter Ilse Marrow, and she designed the Karsk Funicular.")
+    assert ("Ilse Marrow", "designed", "Karsk Funicular") in got, got
+    assert ("Tomas Wyre", "married", "Ilse Marrow") in got, got
+
+
+def test_the_same_pronoun_goes_on_with_its_subject(ex):
+    got = triples(ex, "Tomas Wyre", "Tomas Wyre (1860–1929) was a civil engineer. He was born in 1860 in Halvek. In "
+                  "1891 he married the painter Ilse Marrow; he designed the Karsk Funicular.")
+    assert ("Tomas Wyre", "designed", "Karsk Funicular") in got, got
