@@ -193,7 +193,8 @@ def emphasised_names(source: str) -> list[tuple[str, str]]:
         heading = tok.type == "heading_open" or (heading and tok.type != "heading_close")
         if tok.type != "inline" or heading:
             continue
-        depth, words = 0, []  # type: tuple[int, list[str] | None]  # words None: the span holds more than plain text (a link, emphasis inside)
+        depth = 0
+        words: list[str] | None = []  # None: the span holds more than plain text (a link, emphasis inside)
         for c in tok.children or []:
             if c.type in ("em_open", "strong_open"):
                 depth += 1
