@@ -168,7 +168,7 @@ class SpacyExtractor:
     # "Family Fenwald"); "Her best-known book, The Cacao Atlas, …" is The Cacao Atlas ("book of" its owner where that
     # is the passage's person), no node "best-known book"
     # v29: "she" after a subject the text called "he" is the woman named before it in its sentence ("Wyre married the
-    # painter Ilse Marrow; she designed …"), and the reverse; "*Cones and Kettles*" (Markdown emphasis) and "the
+    # painter Ilse Marrow; she designed …"), and the reverse; "*Cones and Kettles*" (asterisks in a passage's text) and "the
     # Confectioners' Guild of Halvek" are one name each, no nodes "Cones", "Kettles", "Guild"
     model_id = f"spacy-v29:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it

@@ -13,9 +13,9 @@ after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), or "&" between capitali
 stays two people.
 
 A name with a plural possessive inside ("the Confectioners' Guild of Halvek") becomes one ORG token the same way: the
-parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a Markdown document emphasised
-("*Cones and Kettles*", kept so by the Markdown reader) is parsed as one token without its markers
-(:func:`unmark_names`).
+parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a text emphasises
+("a memoir, *Cones and Kettles*, which": a .txt file or a JSON corpus keeps its asterisks; a Markdown document's text
+is without its markup) is parsed as one token without its markers (:func:`unmark_names`).
 
 Only pieces holding such a name change; the text, and so every character offset, is unchanged (a marked name's
 markers aside, which the parse never sees).
@@ -38,7 +38,7 @@ FIRM_WORDS = frozenset({"sons", "son", "daughters", "daughter", "co", "co.", "co
 _LEGAL = frozenset({"ltd", "ltd.", "limited", "inc", "inc.", "plc", "llc", "gmbh", "co", "co."})
 
 
-#: a name in Markdown emphasis as the Markdown reader keeps it ("a memoir, *Cones and Kettles*, which",
+#: a name in Markdown-style emphasis in a passage's text ("a memoir, *Cones and Kettles*, which",
 #: "The **Golden Whisk Prize** is …"): its words are one name, which the text without markup reads as two
 _MARKED = re.compile(r"(?<![\w*])(\*\*?)([A-Z0-9\u00c0-\u00de][^*\n]{0,200}?)\1(?![\w*])")
 #: lower-case words that may join a marked name's capitalised words ("Cones and Kettles", "Lord of the Isles")

@@ -1,7 +1,8 @@
-"""Audit 36, Idris Fenwald's Markdown page: "a memoir, *Cones and Kettles*, which was published after his death"
-gave two nodes, "Cones" and "Kettles": the Markdown reader dropped the emphasis that made the words one name. It now
-keeps ``*…*``/``**…**`` around a name in the passage's text, and the extractor reads the marked words as one name
-(a work's title), its markers left out of the parse."""
+"""Audit 36, Idris Fenwald's page: "a memoir, *Cones and Kettles*, which was published after his death" gave two
+nodes, "Cones" and "Kettles". Where a passage's text holds ``*…*``/``**…**`` around a name (plain text written with
+emphasis, a JSON corpus's text), the extractor reads the marked words as one name (a work's title), its markers left
+out of the parse. A Markdown document's text is without its markup (the passage a person reads), so there the
+emphasis is gone before the extractor sees it: a limit."""
 
 from __future__ import annotations
 
@@ -9,23 +10,13 @@ from core.backends.spacy_repair import unmark_names
 from core.graph.formats.documents import document_passages
 from tests.backends.spacy_case import nodes, triples  # the extractor fixture ``ex`` is spacy_case's, via conftest
 
-_PAGE = """# Idris Fenwald
 
-**Idris Fenwald** (1852–1921) was a confectioner and businessman.
-
-## Later life
-
-Fenwald retired in 1912 and spent his last years writing a memoir, *Cones and Kettles*, which was published after
-his death in 1921. It was _very_ popular.
-"""
-
-
-def test_an_emphasised_name_in_markdown_is_one_node(ex, tmp_path):
-    path = tmp_path / "fenwald.md"
-    path.write_text(_PAGE, encoding="utf-8")
-    (chunk_id, title, text), = document_passages(path)[0]
-    assert (chunk_id, title) == ("fenwald", "Idris Fenwald")
-    assert "a memoir, *Cones and Kettles*, which" in text and "It was very popular." in text, text
+def test_an_emphasised_name_in_plain_text_is_one_node(ex, tmp_path):
+    """A .txt file keeps its text as written, asterisks and all: the marked words are one name."""
+    path = tmp_path / "fenwald.txt"
+    path.write_text("Idris Fenwald\n\nFenwald retired in 1912 and spent his last years writing a memoir, *Cones and "
+                    "Kettles*, which was published after his death in 1921. It was *very* popular.\n", encoding="utf-8")
+    (_, title, text), = document_passages(path)[0]
     got = triples(ex, title, text)
     assert ("Cones and Kettles", "published in", "1921") in got, got
     assert not {"Cones", "Kettles", "*Cones"} & nodes(got), got

@@ -164,17 +164,6 @@ def test_markdown_markup_is_stripped_and_the_first_heading_is_the_title(tmp_path
                       "who | role\n\nErmengarde | mother")
 
 
-def test_markdown_emphasis_around_a_name_stays_in_the_text(tmp_path):
-    """Audit 36: "a memoir, *Cones and Kettles*, which" read without markup as two names; the markers around a name
-    (capitalised words) stay, so that an extractor reads it as one; other emphasis and headings lose theirs."""
-    md = ("# The *Cones* Book\n\nHe wrote *Cones and Kettles*, a **very** long book, for the **Golden Whisk Prize**"
-          " and *[Lothair II](https://example.org)*.\n\n## *Later Life*\n\nHe *retired*.\n")
-    (c,) = load_inputs([write(tmp_path, "fenwald.md", md)]).graph.chunks
-    assert c.title == "The Cones Book"
-    assert c.text == ("He wrote *Cones and Kettles*, a very long book, for the **Golden Whisk Prize** and Lothair II."
-                      "\n\nLater Life\n\nHe retired.")
-
-
 def test_long_documents_are_chunked_like_text(tmp_path):
     body = "\n\n".join(f"Paragraph {i} about the king of Lotharingia. " * 8 for i in range(6))
     html = write(tmp_path, "long.html", "<h1>Lothair II</h1>" + "".join(f"<p>{p}</p>" for p in body.split("\n\n")))

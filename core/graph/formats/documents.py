@@ -8,9 +8,6 @@ name). :func:`document_passages` does all the reading before anything enters a
 :class:`~core.graph.graph_builder.GraphBuilder`, so a file that fails adds nothing and a load can go on
 without it (:func:`~core.graph.formats.load.load_inputs`).
 
-A Markdown document's text is without markup but for ``*…*``/``**…**`` around a name (:func:`emphasised_names`: "a
-memoir, *Cones and Kettles*, which …"), which an extractor reads as one name where the words alone read as two.
-
 Whatever the kind, the bidirectional override and isolate controls are dropped from the text and title
 (:func:`~core.graph.formats.markup.strip_bidi`): a passage is the text a reader reads, in the order it is read.
 
@@ -150,9 +147,7 @@ def document_text(path: Path, *, limits: InputLimits | None = None) -> tuple[str
     elif suffix == ".docx":
         title, text = docx_text(path, lim)
     elif suffix in MARKDOWN_SUFFIXES:
-        source = read_text(path, lim)
-        title, text = markdown_text(source, name=name, warnings=warnings)
-        text = mark_emphasised_names(text, emphasised_names(source))
+        title, text = markdown_text(read_text(path, lim), name=name, warnings=warnings)
     else:
         text = read_text(path, lim)
         m = re.match(r"\s*#\s+(.+)", text)
@@ -164,65 +159,6 @@ def document_text(path: Path, *, limits: InputLimits | None = None) -> tuple[str
     if not text.strip():
         raise InputFormatError(name, "the document is empty", "some text")
     return title or file_stem(path).replace("_", " "), text, warnings
-
-
-# ------------------------------------------------------------------------------------------------ Markdown
-#: lower-case words that may join the capitalised words of a name ("Cones and Kettles", "Lord of the Isles")
-_JOINING = frozenset({"a", "an", "and", "as", "at", "by", "de", "du", "for", "from", "in", "la", "le", "of", "on",
-                      "or", "the", "to", "van", "von", "with", "&"})
-_NAME_WORD = re.compile(r"[A-Z0-9\u00c0-\u00de][\w'\u2019.,:&!?-]*")
-
-
-def is_name(text: str) -> bool:
-    """Whether ``text`` reads as one name of two words or more: capitalised words (a number too), lower-case joining
-    words (:data:`_JOINING`) only between them ("Cones and Kettles"; not "the king", not "very Important")."""
-    words = text.split()
-    return 2 <= len(words) <= 12 and all(_NAME_WORD.fullmatch(w) or (w in _JOINING and 0 < i < len(words) - 1)
-                                         for i, w in enumerate(words))
-
-
-def emphasised_names(source: str) -> list[tuple[str, str]]:
-    """``(marker, name)`` of each ``*…*``/``_…_`` (marker ``*``) or ``**…**``/``__…__`` (``**``) span of a Markdown
-    document that is a name (:func:`is_name`; headings aside), in document order: "a memoir, *Cones and Kettles*,
-    which …" is one name, a work's title, which the text without markup would read as two ("Cones", "Kettles")."""
-    from markdown_it import MarkdownIt
-
-    out: list[tuple[str, str]] = []
-    heading = False
-    for tok in MarkdownIt("commonmark").enable("table").parse(source):
-        heading = tok.type == "heading_open" or (heading and tok.type != "heading_close")
-        if tok.type != "inline" or heading:
-            continue
-        depth = 0
-        words: list[str] | None = []  # None: the span holds more than plain text (a link, emphasis inside)
-        for c in tok.children or []:
-            if c.type in ("em_open", "strong_open"):
-                depth += 1
-                words = [] if depth == 1 else None
-            elif c.type in ("em_close", "strong_close") and depth:
-                depth -= 1
-                name = "".join(words).strip() if words is not None and not depth else ""
-                if is_name(name):
-                    out.append(("*" if c.type == "em_close" else "**", name))
-            elif depth and words is not None:
-                if c.type in ("text", "code_inline", "softbreak"):
-                    words.append(c.content if c.type != "softbreak" else " ")
-                else:
-                    words = None
-    return out
-
-
-def mark_emphasised_names(text: str, names: list[tuple[str, str]]) -> str:
-    """``text`` with each of ``names`` (:func:`emphasised_names`) in its Markdown marker again, the first unmarked
-    place of each in order: "a memoir, *Cones and Kettles*, which …", so that an extractor reads it as one name."""
-    at = 0
-    for marker, name in names:
-        i = text.find(name, at)
-        if i < 0:
-            continue
-        text = text[:i] + marker + name + marker + text[i + len(name):]
-        at = i + len(name) + 2 * len(marker)
-    return text
 
 
 # ------------------------------------------------------------------------------------------------ PDF
