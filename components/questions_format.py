@@ -34,7 +34,7 @@ them is refused when the file is dropped.
 | key | gold passages |
 |---|---|
 | `supporting_facts`: `[["title", 0], …]` | the passage titled `title`; in a document split into several passages, the one holding sentence `0` (sentences counted from 0 across the document) |
-| `ground_truth`: `["title", …]` | every passage whose title is `title` |
+| `ground_truth`: `["title", …]` | the document titled `title`: one gold document, found when any one of its passages is retrieved |
 | `paragraphs`: `[{"title": …, "paragraph_text": …, "is_supporting": true}, …]` | each supporting paragraph, matched by its title **and** its text (`text` works too) to a passage with both the same, else to the passages it was split into or the passage it was packed in |
 
 Optional: `answer`, `answer_aliases` (or `aliases`), and `id` (or `_id`; else the record's number). A string
@@ -57,7 +57,9 @@ count; only runs of spaces and line breaks are treated as one space. A passage's
 
 A long document is split into several passages (or one per paragraph, if the build asks), and each has the
 document's title: a `supporting_facts` sentence index picks the passage holding that sentence — write the
-evidence sentence's index, not 0 for "this document" — and a `ground_truth` title makes all of them gold.
+evidence sentence's index, not 0 for "this document" — and a `ground_truth` title makes them one gold document:
+found when any one of its passages is retrieved (R@k, nDCG and the verdicts count it once; a run's `results.jsonl`
+lists each such document's passages under `gold_documents`).
 A MuSiQue paragraph matches the passage(s) of its title that hold exactly its text. Gold titles that match no passage are counted in the
 build's message and count as gold passages never retrieved; a question none of whose gold is here is left
 out of a benchmark.

@@ -37,6 +37,7 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
     from core.methods.diagnoser import judge_answer
 
     ranked = [c.chunk_id for c in result.ranked_chunks]
+    documents = gold_documents(workspace, gold, ranked)
     gold = gold.narrowed(ranked)  # a gold document of several passages counts once, as its best-ranked passage
     diag = diagnose(result, workspace, gold, cut=cut)
     context = context_record(result)
@@ -63,6 +64,8 @@ def evaluate_result(result: MethodResult, workspace: Workspace, gold: Gold, *, c
         "notices": list(method_notices(result)),
         "diagnosis": diag.to_dict(), "error": None,
     }
+    if documents:  # what "gold" narrowed: an audit read `"gold": ["X#0"]` as "only the first passage of X is gold"
+        rec["gold_documents"] = documents
     if nodes.notes():  # a blank node-level figure keeps its reason (the report and the Benchmark page show it)
         rec["metrics_notes"] = nodes.notes()
     if context is not None:  # what the answer was handed, under the run's budget
@@ -87,6 +90,23 @@ def error_record(method: str, q: Question, gold: Gold, exc: Exception) -> dict[s
             "metrics": retrieval_metrics([], gold.chunk_ids, unmatched=gold.unmatched), "answer": "", "answer_judged": False, "em": None,
             "f1": None, "seconds": 0.0, "stages": {}, "tokens": {"prompt": 0, "completion": 0, "total": 0},
             "fallbacks": [], "diagnosis": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def gold_documents(workspace: Workspace, gold: Gold, ranked: Sequence[str]) -> list[dict[str, Any]]:
+    """The gold documents of several passages (a ``ground_truth`` title, a supporting fact without a place): each
+    one's title, all its passages, and the one passage its figures count it as (:meth:`Gold.narrowed`: the
+    best-ranked, else the first) — the record's ``gold`` lists only that one, so a reader of ``results.jsonl``
+    sees why. Empty where the question has none."""
+    if not gold.groups:
+        return []
+    counted = set(gold.narrowed(ranked).chunk_ids)
+    g = workspace.graph
+    out = []
+    for members in gold.groups:
+        chosen = next((c for c in members if c in counted), members[0] if members else "")
+        title = g.chunk(members[0]).title if members and members[0] in g.chunk_index else ""
+        out.append({"title": title, "passages": list(members), "counted_as": chosen})
+    return out
 
 
 def chunk_titles(workspace: Workspace, ids: Sequence[str]) -> list[str]:

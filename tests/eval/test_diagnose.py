@@ -132,6 +132,14 @@ def test_a_gold_document_of_several_passages_is_found_by_one_of_them():
     assert gold.narrowed([]).chunk_ids == ("b0",)
     # a gold of single passages is untouched
     assert Gold("q", ("b0", "o")).narrowed(["o"]).chunk_ids == ("b0", "o")
+    # results.jsonl says which document its "gold" narrowed, with every passage of it (an audit read `"gold": ["b0"]`
+    # as "only the first passage of the title is gold")
+    from core.eval.pair import gold_documents
+
+    assert gold_documents(ws, gold, ["o", "b2", "b0"]) == [
+        {"title": "Board", "passages": ["b0", "b1", "b2"], "counted_as": "b2"}]
+    assert gold_documents(ws, gold, [])[0]["counted_as"] == "b0"
+    assert gold_documents(ws, Gold("q", ("b0", "o")), ["o"]) == []
 
 
 def test_a_gold_passage_just_below_the_cut_by_a_near_tie_is_said_to_be_one():
