@@ -174,6 +174,26 @@ def gold_node_share(pg: Any, gold: tuple[str, ...], nodes: int) -> str:
             f"{TOP * g / nodes:.1f} ✓ on average)")
 
 
+#: the share of the graph's nodes that are gold above which the ✓ column is said to tell little: a top 10 drawn at
+#: random would then hold more than a third gold
+GOLD_HEAVY = 1 / 3
+
+
+def gold_heavy_warning(pg: Any, gold: tuple[str, ...], nodes: int) -> str:
+    """A warning where most of the graph is gold (:data:`GOLD_HEAVY`): on a small corpus a question's gold passages
+    hold most nodes, so nearly every top node is ✓ ("early decades", "tall heron" for a birthplace: an audit) and the
+    rank shifts teach nothing about the gold. "" where gold is rare enough, or there is none."""
+    if not gold or nodes <= 0:
+        return ""
+    g = len(pg.gold_nodes(gold))
+    if g / nodes <= GOLD_HEAVY:
+        return ""
+    return (f"Most of this graph is gold for this question: {g:,} of its {nodes:,} nodes ({g / nodes:.0%}) come from "
+            f"a gold passage (FastInsight §4.2.2 counts every node of a gold passage), so a top {TOP} drawn at random "
+            f"would hold {TOP * g / nodes:.1f} ✓. Here the ✓ column and the node-level figures cannot tell the two "
+            f"rankings apart; the passages they map to (R@10, under the tables) and a larger corpus can.")
+
+
 def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastInsightConfig) -> list[RankRow]:
     """The two rankings side by side with each candidate's rank shift, then what was searched (under the tables: above
     them it pushed the rankings a guided demo points to under a 900-px fold)."""
@@ -181,6 +201,9 @@ def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastIns
     nodes, unit, _ = _units(res)
     final = res.engine.final.granker
     rows = rank_comparison(final, pg, graph, gold)
+    node_graph = NodeGraphData.of(res.trace) if nodes else None
+    if node_graph is not None and (heavy := gold_heavy_warning(pg, gold, node_graph.nodes)):
+        st.warning(heavy, icon=":material/info:")
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("Plain reranking")

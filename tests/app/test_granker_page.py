@@ -84,6 +84,8 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     assert share is not None, caps
     got, nodes = int(share[1].replace(",", "")), int(share[2].replace(",", ""))
     assert got == want > 0 and nodes >= got and float(share[4]) == pytest.approx(10 * want / nodes, abs=0.05)
+    # gold is rare here: no warning that the ✓ column tells nothing (that is for a graph mostly gold)
+    assert got / nodes <= 1 / 3 and not [w for w in at.warning if "Most of this graph is gold" in w.value]
     # TR / MissTR over nodes (gold nodes = nodes of gold passages), R@10 over the mapped passages
     assert ((metrics["MissTR"] >= 0) & (metrics["MissTR"] <= metrics["TR"]) & (metrics["TR"] <= 1)).all()
     assert metrics.loc["GRanker", "R@10"] > 0
@@ -403,3 +405,21 @@ def test_a_replayed_run_says_its_scores_are_the_recordings() -> None:
     assert replayed_scores_note(trace(recording="demo-local", matched=True, pinned=0)) == ""
     assert replayed_scores_note(trace(recording="", matched=False)) == ""
     assert replayed_scores_note(SimpleNamespace(replay={})) == ""
+
+
+def test_a_graph_mostly_gold_is_said_to_make_the_gold_column_uninformative() -> None:
+    """An audit's 8-file corpus: nearly every top node ✓ ("early decades", "tall heron" for a birthplace question),
+    with no word that a random top 10 would be mostly ✓ too. Above a third of the nodes gold, the page warns."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from components.fastinsight_view import GOLD_HEAVY, gold_heavy_warning
+
+    def pg(n_gold: int) -> SimpleNamespace:
+        return SimpleNamespace(gold_nodes=lambda gold: np.arange(n_gold))
+
+    text = gold_heavy_warning(pg(70), ("p1",), 100)
+    assert "70 of its 100 nodes (70%)" in text and "would hold 7.0 ✓" in text, text
+    assert gold_heavy_warning(pg(int(100 * GOLD_HEAVY)), ("p1",), 100) == ""  # a third: still readable
+    assert gold_heavy_warning(pg(70), (), 100) == "" and gold_heavy_warning(pg(0), ("p1",), 0) == ""
