@@ -487,7 +487,7 @@ def run_panel(act: Active) -> None:
     n_gold = sum(1 for q in questions if q.gold_chunks)
     if not n_gold and fits and questions:  # a file was uploaded, and none of its gold titles matched a passage
         eg = ", ".join(f"'{md_escape(t)}'" for t in list(dict.fromkeys(t for q in questions for t in q.unmatched))[:3])
-        st.warning(f"None of the {len(questions)} question(s) of this workspace's questions file names a gold "
+        st.warning(f"None of the {len(questions)} question{'' if len(questions) == 1 else 's'} of this workspace's questions file names a gold "
                    f"passage this workspace has (its gold titles, e.g. {eg}, match no passage title), so there is "
                    "nothing to benchmark. Check the titles against the Data page's passages (case and punctuation "
                    "count) and upload the file again.", icon=":material/report:")

@@ -611,8 +611,8 @@ def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None)
         if not bad:
             return (f"{are(blank)}, so the build cannot run: there is no text to build from. Drop a file with text, "
                     "or the file again with its text."), ""
-        return (f"{said(names)}. So the build cannot run: no file can be read. Drop a UTF-8 text file, or the file "
-                "again as text."), ""
+        return (f"{said(names)}. So the build cannot run: no file can be read. Drop a UTF-8 text file instead (a "
+                "binary file's text saved as .txt, or the document itself: PDF, Word, HTML, Markdown)."), ""
     data = [n for n in names if base_suffix(Path(n)) not in _DOCUMENT_SUFFIXES]
     if data:
         if not bad:

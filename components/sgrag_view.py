@@ -289,7 +289,8 @@ def decomposition_panel(result: Any) -> None:
                      hide_index=True, width="stretch")
         ix = PathIndexData.of(result.trace)
         if ix is not None:
-            st.caption(f"Path index I_{ix.l}: {ix.paths:,} paths in a {ix.dimension}-d R*-tree "
+            article = "an" if str(ix.dimension).startswith("8") or ix.dimension in (11, 18) else "a"  # an 18-d, a 12-d
+            st.caption(f"Path index I_{ix.l}: {ix.paths:,} paths in {article} {ix.dimension}-d R*-tree "
                        f"({ix.sem_dims} projected label dims + {ix.dom_dims_per_node} dominance dims per node), "
                        f"built in {ix.build_seconds} s.")
 

@@ -149,7 +149,7 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
                    f"benchmark with ReG leaves out the {n - n_test} questions it trained or validated on — for every "
                    "method, so that all are compared on the same questions — unless told to keep them.")
         if n < 10:
-            st.warning(f"{n} question(s) with answers is too few to split into training, validation and test "
+            st.warning(f"{n} question{'' if n == 1 else 's'} with answers {'is' if n == 1 else 'are'} too few to split into training, validation and test "
                        f"questions: with {n_val} to pick the best epoch and {n_test} held out, the chosen epoch and "
                        "the recall figures are noise. Add a questions file with more on the Data page.",
                        icon=":material/warning:")

@@ -85,7 +85,7 @@ class RecordedLLM:
         for r in self.recordings:
             qs = {(x.get("workspace"), x.get("question")) for x in r.runs}
             ms = sorted({str(x.get("method")) for x in r.runs})
-            parts.append(f"{r.label}: {len(qs)} question(s) × {', '.join(ms) or 'no method'}")
+            parts.append(f"{r.label}: {len(qs)} question{'' if len(qs) == 1 else 's'} × {', '.join(ms) or 'no method'}")
         return "; ".join(parts)
 
     def load(self) -> Any:

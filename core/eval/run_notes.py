@@ -61,7 +61,7 @@ def left_out_note(no_gold: int, trained_on: Mapping[str, Sequence[str]], of: int
         for ms in trained_on.values():
             for m in ms:
                 by[m] = by.get(m, 0) + 1
-        who = ", ".join(f"{m}'s model ({n})" for m, n in by.items())
+        who = ", ".join(f"{m}'s model" + (f" ({n} of them)" if len(by) > 1 else "") for m, n in by.items())
         parts.append(f"{len(trained_on)} of {of} questions are left out because {who} was trained or validated on "
                      f"them — {TRAINED_ON_WHY}")
     if no_gold:

@@ -65,7 +65,7 @@ def replace_questions(workspace: str | Path, source: str | Path, *, shown_name: 
     none = [q for q in questions if not q.gold_chunks]  # as core.eval.selection.gold_coverage counts them
     partial = [q for q in questions if q.unmatched and q.gold_chunks]
     if len(none) == len(questions):
-        raise InputFormatError(name, f"none of its {len(questions):,} question(s) names a passage title this "
+        raise InputFormatError(name, f"none of its {len(questions):,} question{'' if len(questions) == 1 else 's'} names a passage title this "
                                      "workspace has", "gold titles as the workspace's passages are titled (the "
                                                       "Statistics tab lists them); the old questions are kept")
     data = questions_json_bytes(src, name)  # a JSONL file as the JSON list questions.json is read as

@@ -91,5 +91,5 @@ def test_a_questions_file_whose_gold_matches_nothing_is_named_not_called_missing
     at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
     assert not at.exception, [e.value for e in at.exception]
     said = " ".join(plain(w.value) for w in at.warning)
-    assert "None of the 1 question(s) of this workspace's questions file names a gold passage" in said
+    assert "None of the 1 question of this workspace's questions file names a gold passage" in said
     assert "'Speed (1994)'" in said and not [i for i in at.info if "no questions with gold evidence" in i.value]

@@ -57,7 +57,7 @@ def test_recorded_run_replays_on_the_subgraph_page(home: Path, monkeypatch: pyte
         at = run_page("pages/subgraph.py")
         assert server.chat_requests == asked  # replayed, nothing asked
     captions = plain(" ".join(c.value for c in at.sidebar.caption))
-    assert "Recorded LLM run — replayed, not generated now" in captions and "1 question(s) × sgrag" in captions
+    assert "Recorded LLM run — replayed, not generated now" in captions and "1 question × sgrag" in captions
     assert not at.sidebar.checkbox  # no live LLM: no cache switch, no limits
     shown = plain(" ".join(c.value for c in at.main.caption))
     # the query graph (Table 12) was recorded; the answer here is SG-RAG's UNK binding, no LLM call

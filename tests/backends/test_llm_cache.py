@@ -224,7 +224,7 @@ def test_recorded_llm_replays_and_says_plainly_what_was_not_recorded(tmp_path):
     step = Step("keywords", "K")
     out = ask_json(rec, "s", "never asked", SCHEMA, step=step)
     assert out.data is None and "was not recorded" in step.fallback
-    assert "1 question(s) × bubblerag" in rec.describe()
+    assert "1 question × bubblerag" in rec.describe()
 
 
 def test_recording_merges_runs_and_refuses_another_model(tmp_path):

@@ -48,7 +48,7 @@ def test_questions_a_model_learned_from_are_left_out_counted_and_said(demo, tmp_
     # left out for every method of the run, so the methods are still compared on the same questions
     assert {r["question_id"] for r in rep.records} == {q.id for q in qs} - set(SEEN)
     assert len(rep.records) == 2 * 3 and not any(r.get("trained_on") for r in rep.records)
-    note = ("2 of 5 questions are left out because toy's model (2) was trained or validated on them — its figures "
+    note = ("2 of 5 questions are left out because toy's model was trained or validated on them — its figures "
             "would be inflated")
     assert any(w.startswith(note) for w in rep.warnings)
     run = json.loads((out / "run.json").read_text())
@@ -121,7 +121,7 @@ def test_regs_retriever_split_is_the_contract(tmp_path, capsys):
     kept = run_benchmark(ws, qs, ["reg"], b, out_dir=tmp_path / "k", keep_trained=True)
     assert sorted(r["question_id"] for r in kept.records if r.get("trained_on")) == ["matrix-villain", "ml-expert"]
 
-    note = "2 of 5 questions are left out because reg's model (2) was trained or validated on them"
+    note = "2 of 5 questions are left out because reg's model was trained or validated on them"
     assert main(["bench", "--workspace", str(ws.path), "--embedder", "hashing", "--methods", "reg", "--out",
                  str(tmp_path / "cli")]) == 0
     err = capsys.readouterr().err

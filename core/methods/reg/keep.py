@@ -66,15 +66,15 @@ def few_held_out_note(n_questions: int, test_fraction: float) -> str:
     not): its verdict against the untrained cosine will be noise, so the model is likely kept aside (an audit read
     that only in the verdict after the click), and how many questions would hold out enough.
 
-    >>> few_held_out_note(11, 0.2)[:36]
-    'Only 2 question(s) will be held out:'
+    >>> few_held_out_note(11, 0.2)[:33]
+    'Only 2 questions will be held out'
     >>> few_held_out_note(50, 0.2)
     ''
     """
     n_test = round(n_questions * test_fraction)
     if n_test >= FEW_HELD_OUT:
         return ""
-    return (f"Only {n_test} question(s) will be held out: under {FEW_HELD_OUT}, the held-out comparison with the "
+    return (f"Only {n_test} question{'' if n_test == 1 else 's'} will be held out: under {FEW_HELD_OUT}, the held-out comparison with the "
             f"untrained cosine is noise (one question moves it by {100 // max(n_test, 1)} points). A loss keeps the "
             "trained model aside; a tie installs it (on a small graph both often find every gold passage: an audit's "
             f"1.000 vs 1.000) and says nothing about which is better. About {math.ceil(FEW_HELD_OUT / test_fraction)} "

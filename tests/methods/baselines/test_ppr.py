@@ -266,6 +266,12 @@ def test_the_preparation_says_first_use_only_where_no_pairs_were_found_before(ow
         PREPARATION.title(own_demo, backends, cfg)
     meta_path.write_text(json.dumps({**meta, "model_id": "another embedder"}))
     assert "again, for this embedder" in PREPARATION.title(own_demo, backends, cfg)
+    # after Add documents the new graph has no pairs yet: found again for what the add changed, not "first use" (an
+    # audit read "first use of 'marionettes'" after an add)
+    for p in _paths(own_demo, 0.5):
+        p.unlink()
+    own_demo.meta.data["inserts"] = [{"at": "2026-12-06T20:00:00", "added": 1}]
+    assert "again: documents were added to “" in PREPARATION.title(own_demo, backends, cfg)
 
 
 def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):

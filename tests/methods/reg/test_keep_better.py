@@ -198,6 +198,6 @@ def test_the_panel_says_before_training_when_the_held_out_split_is_noise() -> No
     from core.methods.reg.keep import FEW_HELD_OUT, few_held_out_note
 
     note = few_held_out_note(11, 0.2)
-    assert note.startswith("Only 2 question(s) will be held out") and "a tie installs it" in note
+    assert note.startswith("Only 2 questions will be held out") and "a tie installs it" in note
     assert "About 50 questions" in note
     assert few_held_out_note(50, 0.2) == "" and few_held_out_note(FEW_HELD_OUT * 5 - 3, 0.2)  # 47 → 9 held out
