@@ -99,8 +99,12 @@ class Estimate:
             return self
         measured = (f"these seconds were measured at load {was:.1f}" if None not in then
                     else "these seconds were measured on a quieter machine")
+        # the range's top: the run's fair share of the CPUs beside the load's runnable work — an audit's first run
+        # took 1.9× its estimate at load 5 on 2 cores (the note said only "may take longer"), inside 1×–3×
+        share = max(1.0, (load + 1) / cores)
         note = (f"The machine is busy now (load {load:.1f} on {cores} cores; {measured}): other work shares the "
-                "CPU, so the run may take longer than this, several times as long beside CPU-heavy work.")
+                f"CPU, so the run may take longer — up to about {duration(self.total * share)} ({share:.1f}×) if it "
+                f"gets only its share of the {cores} cores, more beside CPU-heavy work.")
         return replace(self, notes=(*self.notes, note), busy=True)
 
     @property

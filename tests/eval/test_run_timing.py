@@ -299,6 +299,10 @@ def test_the_estimate_says_when_the_machine_is_busier_than_when_its_seconds_were
     assert busy.busy and busy.total == est.total  # said, not scaled: the load did not predict the slowdown
     assert "busy now (load 4.5 on 2 cores; these seconds were measured at load 1.2)" in busy.sentence()
     assert "may take longer" in busy.sentence()
+    # with the range's top: the run's share of 2 cores beside load 4.5 (an audit's first run took 1.9× at load 5)
+    from core.eval.estimate import duration
+
+    assert f"up to about {duration(est.total * 5.5 / 2)} (2.8×) if it gets only its share" in busy.sentence()
     defaults = estimate_run(root, "ws", "none", ["rerank", "dense"], 10)  # dense: a measured default
     assert "measured on a quieter machine" in defaults.under_load(3.5, 2).sentence()
     newer = time.time() + 5
