@@ -159,7 +159,7 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             question=str(r.get("question", "")), question_id=str(r.get("question_id", "")),
             method=str(r.get("method", "")), verdict=record_verdict(r), match=record_match(r),
             answer=str(r.get("answer") or ""), answers=[str(a) for a in r.get("answers") or ()],
-            gold_ranks=[pos.get(c) for c in gold], gold_titles=gold_titles,
+            gold_ranks=[pos.get(c) for c in gold], gold_titles=_documents_named(gold, gold_titles, r.get("gold_documents")),
             retrieved_titles=_titles(ranked[:RETRIEVED_K], r.get("ranked_titles"), title_of),
             metrics=r.get("metrics") or {}, why=_record_why(diag, gold, gold_titles) or str(r.get("error") or ""),
             seconds=r.get("seconds"), unmatched=[str(t) for t in r.get("gold_unmatched") or ()],
@@ -172,6 +172,15 @@ def benchmark_rows(records: Iterable[Mapping[str, Any]], *, title_of: TitleOf | 
             row["replay"] = "full" if rp.get("complete") else "partial" if rp.get("matched") else "not recorded"
         out.append(row)
     return out
+
+
+def _documents_named(gold: Sequence[str], titles: Sequence[str], documents: Any) -> list[str]:
+    """The "gold passages" column: a gold document of several passages (the record's ``gold_documents``) is named as
+    the document, "Golden Strings Prize (any of its 2 passages)", not as the one passage its figures counted ("… (1
+    of 2)", which an audit read as "only the first passage is gold")."""
+    named = {str(d.get("counted_as")): f"{d.get('title')} (any of its {len(d.get('passages') or ())} passages)"
+             for d in documents or () if isinstance(d, Mapping) and d.get("title") and len(d.get("passages") or ()) > 1}
+    return [named.get(c, t) for c, t in zip(gold, titles, strict=False)] + list(titles[len(gold):])
 
 
 def result_row(result: MethodResult, gold: Gold, diagnosis: Diagnosis | None, *, question: str,

@@ -77,6 +77,16 @@ def test_record_titles_win_and_unknown_ids_show_as_ids():
     assert row["gold passages"] == ["c1", "c2"]
 
 
+def test_a_gold_document_of_several_passages_is_named_as_the_document():
+    """An audit read "gold passages: Golden Strings Prize (1 of 2)" as "only the first passage is gold": a document
+    the record lists under ``gold_documents`` is named with all its passages; its rank stays the counted one's."""
+    rec = _record(gold_titles=["The Matrix (1 of 3)", "Agent Smith"],
+                  gold_documents=[{"title": "The Matrix", "passages": ["c1", "c7", "c8"], "counted_as": "c1"}])
+    (row,) = benchmark_rows([rec])
+    assert row["gold passages"] == ["The Matrix (any of its 3 passages)", "Agent Smith"]
+    assert row["gold ranks"] == [2, None]
+
+
 def test_error_record_and_failures_filter():
     ok = _record(question_id="q2", answer="Hugo Weaving", diagnosis={"stage": "ok", "summary": "fine", "evidence": {}})
     err = _record(question_id="q3", diagnosis=None, error="QueryError: empty", answer="")
