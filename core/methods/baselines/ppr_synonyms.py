@@ -123,9 +123,10 @@ def _walks_whole_graph(workspace: Workspace, cfg: PPRConfig) -> bool:
 def _title(ws: Workspace, backends: Any, cfg: Any) -> str:
     """The preparation's title: on first use, or again where pairs of an earlier graph or embedder are kept (an
     audit read "first use of" after Add documents, PPR having run on the workspace before)."""
-    # after "Add documents" the graph is new (its pairs were not carried over): again, for what the add changed (an
-    # audit read "first use of" there, PPR having run on the workspace before the add)
-    why = (f"again: documents were added to “{ws.title}”" if ws.meta.inserts else f"first use of “{ws.title}”")
+    # after "Add documents" the graph is new (its pairs are not carried over): said so, not "first use" (an audit read
+    # that there, PPR having run on the workspace before the add)
+    why = (f"documents were added to “{ws.title}” since it was built" if ws.meta.inserts else
+           f"first use of “{ws.title}”")
     path, meta_path = _paths(ws, cfg.synonym_threshold)
     if path.exists():
         try:

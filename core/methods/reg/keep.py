@@ -74,8 +74,8 @@ def few_held_out_note(n_questions: int, test_fraction: float) -> str:
     n_test = round(n_questions * test_fraction)
     if n_test >= FEW_HELD_OUT:
         return ""
-    return (f"Only {n_test} question{'' if n_test == 1 else 's'} will be held out: under {FEW_HELD_OUT}, the held-out comparison with the "
-            f"untrained cosine is noise (one question moves it by {100 // max(n_test, 1)} points). A loss keeps the "
+    return (f"Only {n_test} question{'' if n_test == 1 else 's'} will be held out: under {FEW_HELD_OUT}, the held-out "
+            f"comparison with the untrained cosine is noise (one question moves it by {100 // max(n_test, 1)} points). A loss keeps the "
             "trained model aside; a tie installs it (on a small graph both often find every gold passage: an audit's "
             f"1.000 vs 1.000) and says nothing about which is better. About {math.ceil(FEW_HELD_OUT / test_fraction)} "
             f"questions with answers hold out {FEW_HELD_OUT}.")

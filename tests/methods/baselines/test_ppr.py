@@ -271,7 +271,7 @@ def test_the_preparation_says_first_use_only_where_no_pairs_were_found_before(ow
     for p in _paths(own_demo, 0.5):
         p.unlink()
     own_demo.meta.data["inserts"] = [{"at": "2026-12-06T20:00:00", "added": 1}]
-    assert "again: documents were added to “" in PREPARATION.title(own_demo, backends, cfg)
+    assert "; documents were added to “" in PREPARATION.title(own_demo, backends, cfg)
 
 
 def test_ppr_prepares_its_synonyms_and_a_new_process_reads_them(own_demo, backends):
