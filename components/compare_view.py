@@ -612,14 +612,13 @@ def choices(act: Any, handed: Any) -> tuple[list[str], Any, int]:
     return list(methods), budget, cut
 
 
-def ready(query: str, methods: Sequence[str], gold: Gold) -> None:
-    """Stop the page until there is a question and a method; say what a question without gold evidence lacks."""
+def ready(query: str, methods: Sequence[str], gold: Gold, *, lesson_at: Any | None = None) -> None:
+    """Stop the page until there is a question and a method (the lesson slot ``lesson_at`` then cleared: no runs, no
+    lesson); say what a question without gold evidence lacks."""
 
-    if not query:
-        st.info("Type a question to compare the methods on it.")
-        st.stop()
-    if not methods:
-        st.info("Pick at least one method.")
+    if not query or not methods:
+        tour.clear_lesson(lesson_at)
+        st.info("Type a question to compare the methods on it." if not query else "Pick at least one method.")
         st.stop()
     if not gold.chunk_ids:
         st.info("This question has no gold evidence in the workspace: rankings are shown, the diagnosis is not.")
@@ -721,6 +720,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
             one_question_note()
         triage_downloads(triage, stem=f"{act.workspace.name}-compare", key=S.COMPARE_DOWNLOAD, what="this comparison",
                          workspace=act.workspace.name, question=query, cut=cut, budget=budget.to_dict())
+    else:  # no run to read (each failed or waits for a build): no lesson, nor the note that it follows
+        tour.clear_lesson(lesson_at)
     budget_view.context_caption(budget, found.results,
                                 why_own=budget_view.default_budget(act.llm_name, act.workspace.name)[1])
 

@@ -797,16 +797,113 @@ def _lookalike_line(question: str, results: Mapping[str, Any]) -> str:
             f"{other} reached the answer step beside those about {named}.")
 
 
-def lesson_slot(page: str) -> Any | None:
+#: page ("pages/x.py") → (question, on the tour's step) of the lesson that page drew last in its slot: what the page
+#: still shows there on its next run until the lesson is drawn again, further down the script (Streamlit keeps a
+#: container's children of the previous run in view until they are redrawn)
+LESSON_SHOWN = S.sub(S.TOUR, "lesson_shown")
+
+
+def _lesson_step(page: str, question: str | None) -> bool:
+    """Whether the lesson of ``question`` on ``page`` is the current tour step's, drawn open: the step is on ``page``,
+    has a lesson, and the page runs the step's question (a question picked instead gets the folded lesson of off the
+    tour: the step's lesson is about the step's question)."""
+    t = current()
+    return (t is not None and STEPS[t.step].page == page and STEPS[t.step].lesson
+            and (question is None or question == STEPS[t.step].question))
+
+
+def _running_what(page: str) -> str:
+    """Who runs on ``page`` while its lesson waits: "the methods" on Compare, else the step's paper's method."""
+    if page == "pages/compare.py":
+        return "the methods"
+    t = current()
+    return STEPS[t.step].paper if t is not None and STEPS[t.step].page == page else "the method"
+
+
+class LessonSlot:
+    """The place atop a page for its lesson (:func:`lesson_slot`), and what it shows until the lesson is drawn.
+
+    A lesson must only ever be shown for the question on screen. The slot is a container that keeps, on the page's
+    next run, the lesson of its previous run until the lesson is drawn again, after the runs further down the page:
+    an audit found step 17's Compare showing step 16's lesson on “When did Lothair II's mother die?”, not greyed,
+    above the second-wife question while its eight runs were in flight. :meth:`expect` tells the slot which question
+    the page now runs: a lesson in view of another question (or of the tour's open box where the folded one comes) is
+    replaced at once — on the tour's step by a box saying the lesson follows, off it by nothing; the lesson of the
+    same question stays in view until it is redrawn (no flicker on a rerun)."""
+
+    def __init__(self, page: str, box: Any) -> None:
+        self.page = page
+        self.box = box
+        self._held: Any | None = None  #: an ``st.empty`` in the box, once the box's old content was replaced
+        self._expected: tuple[str, bool] | None = None
+
+    @property
+    def target(self) -> Any:
+        """Where the lesson is drawn: the placeholder when one was put in the box, else the box (the same place)."""
+        return self._held if self._held is not None else self.box
+
+    def expect(self, question: str) -> None:
+        """The page now runs ``question``: see the class."""
+        on_step = _lesson_step(self.page, question)
+        if self._expected == (question, on_step):
+            return
+        self._expected = (question, on_step)
+        shown = st.session_state.get(LESSON_SHOWN, {}).get(self.page)
+        if self._held is None and shown == (question, on_step):
+            return  # the lesson in view is this question's: kept until it is drawn again
+        if self._held is None:
+            self._held = self.box.empty()
+        if on_step:
+            with self._held.container(border=True):
+                st.markdown(f":material/hourglass_top: {running_note(self.page, question)}")
+        else:
+            self._held.empty()
+
+    def drawn(self, question: str, on_step: bool) -> None:
+        """The lesson of ``question`` is drawn in the slot (open on the tour's step, else folded)."""
+        st.session_state.setdefault(LESSON_SHOWN, {})[self.page] = (question, on_step)
+
+    def clear(self) -> None:
+        """No lesson on this run: the slot shows nothing (neither the previous run's lesson nor the note that the
+        lesson follows)."""
+        st.session_state.get(LESSON_SHOWN, {}).pop(self.page, None)
+        self.target.empty()
+
+
+def running_note(page: str, question: str) -> str:
+    """What the lesson box atop ``page`` says while the runs of ``question`` are in flight."""
+    return f"Running {_running_what(page)} on “{md_escape(question)}” — the lesson follows."
+
+
+def expect_lesson(slot: LessonSlot | None, question: str) -> None:
+    """:meth:`LessonSlot.expect` (nothing without a slot): a page calls it once it knows its question, before its
+    runs."""
+    if slot is not None:
+        slot.expect(question)
+
+
+def clear_lesson(slot: LessonSlot | None) -> None:
+    """:meth:`LessonSlot.clear` (nothing without a slot): a page that stops before its runs, or has none to read."""
+    if slot is not None:
+        slot.clear()
+
+
+def lesson_slot(page: str) -> LessonSlot | None:
     """A place under the bar for the lesson of the current step when it is on ``page``, and for the folded lesson of
     a page of :data:`LESSON_PAGES` off the tour (None otherwise): Compare's lesson, read from runs that finish further
     down the page, is shown there, at the top — under its table it lay below the fold of a 1440×900 projector
     (:func:`lesson_ui` fills it); off the tour it was folded below both tables, so an audit found it in one place on
-    the tour and another off it."""
+    the tour and another off it. On the step the slot at once expects the step's question (:meth:`LessonSlot.expect`):
+    the previous step's lesson on the same page never stands above the new question."""
     t = current()
-    if (t is None or STEPS[t.step].page != page or not STEPS[t.step].lesson) and page not in LESSON_PAGES:
+    step_here = t is not None and STEPS[t.step].page == page and STEPS[t.step].lesson
+    if not step_here and page not in LESSON_PAGES:
         return None
-    return st.container()
+    slot = LessonSlot(page, st.container())
+    if step_here:
+        assert t is not None
+        slot.expect(STEPS[t.step].question)
+    return slot
 
 
 def settings_box(page: str) -> Any:
@@ -856,7 +953,7 @@ def _model_name(llm: str, results: Mapping[str, Any] | None = None) -> str:
     return f"The LLM “{llm}”"
 
 
-def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | None = None,
+def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonSlot | None = None,
               question: str | None = None, own: Callable[[Sequence[str]], list[str]] | None = None,
               extractive: str = EXTRACTIVE_METHOD) -> None:
     """What the runs shown on ``page`` teach, read from them (:func:`step_lesson`), in ``where`` (a
@@ -869,28 +966,34 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     it is wrong follow, and no BubbleRAG line. ``extractive``: whose ``none``-mode answer is quoted beside the LLM's
     (the tour's method, BubbleRAG; HippoRAG 2's page its own). Off the tour (or on another step), the pages of :data:`LESSON_PAGES`
     show the lesson of ``question`` folded, when the workspace gives it a gold answer; the extractive answer only
-    when its run is cached (no run is started for it). Nothing elsewhere."""
+    when its run is cached (no run is started for it). Nothing elsewhere. On the tour's step the lesson is the step
+    question's; a question picked on the step's page instead gets the folded one. A slot whose lesson is not drawn
+    is cleared (:meth:`LessonSlot.clear`): it shows no other question's lesson, nor that the lesson follows."""
     from components import resources, runs, workspaces
     from core.errors import EgxError
     from core.methods.registry import METHODS
 
     if not results:
+        clear_lesson(where)
         return
     t = current()
-    on_step = t is not None and STEPS[t.step].page == page and STEPS[t.step].lesson
+    on_step = _lesson_step(page, question)
     if on_step:
         assert t is not None
         asked = STEPS[t.step].question
     elif page in LESSON_PAGES and question:
         asked = question
     else:
+        clear_lesson(where)
         return
     try:
         questions = resources.workspace_questions(act.workspace, act.key)
         if not any(getattr(x, "question", None) == asked and getattr(x, "answer", "") for x in questions):
+            clear_lesson(where)
             return  # no gold answer: nothing to read the runs against
         graph = workspaces.whole_graph_if_it_fits(act.workspace, "the lesson on these runs")
         if graph is None:
+            clear_lesson(where)
             return
         ext = None
         seen = (act.key, json.dumps(act.backends.names(), sort_keys=True, default=str), asked, extractive)
@@ -904,13 +1007,16 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
                 ext = None
         found = step_lesson(asked, results, questions, graph, ext, model=model)
         if found is None:
+            clear_lesson(where)
             return
         if own is not None:
             lines = [*own(found_gold(asked, questions)), found.answer_line(), *found.why_lines()]
         else:
             lines = found.lines()
     except EgxError as exc:
-        st.caption(f"The lesson on these runs could not be read from them: {md_escape(str(exc))}")
+        clear_lesson(where)
+        (where.target if where is not None else st).caption(
+            f"The lesson on these runs could not be read from them: {md_escape(str(exc))}")
         return
     merged = _lookalike_line(asked, results) if own is None else ""
     if merged:  # after where the evidence is and who answered what: the stage where the wrong facts came in
@@ -918,14 +1024,17 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: Any | N
     # the question itself heads the lesson: on Compare it sits under the lesson, and the bar names it in two words
     # ("second-wife question"), so a class read the lesson before it saw the question (an audit)
     title = f"**What these runs teach** on “{md_escape(asked)}”"
+    if where is not None:
+        where.drawn(asked, on_step)
     if not on_step:  # off the tour: folded, under what the page shows
-        with (where if where is not None else st).expander("What these runs teach", icon=":material/school:"):
+        with (where.target if where is not None else st).expander("What these runs teach", icon=":material/school:"):
             st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))
         return
     # atop Compare the lesson is compact — where the evidence is and the answers, the rest folded — so the summary
     # table under it starts above the fold of a 1440×900 projector; elsewhere it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
-    with (where if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
+    assert t is not None
+    with (where.target if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
         st.markdown(f"{title}\n\n" + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()

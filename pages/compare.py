@@ -22,7 +22,8 @@ with tour.settings_box(current()):  # on the tour: folded, so the summary table 
     cv.intro()
     query, gold = cv.question(act, graph)
     methods, budget, cut = cv.choices(act, handed)
-cv.ready(query, methods, gold)
+tour.expect_lesson(lesson_at, query)  # a lesson of another question leaves the top at once (the runs take seconds)
+cv.ready(query, methods, gold, lesson_at=lesson_at)
 recording_gap_warning(act.llm_name, act.workspace.name, [query], methods, budget.name)  # before the run
 found = cv.run_methods(act, query, methods, budget, gold, cut)
 cv.summary(act, graph, found, query=query, gold=gold, budget=budget, cut=cut, lesson_at=lesson_at)

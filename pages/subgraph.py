@@ -21,8 +21,10 @@ with tour.settings_box(current()):  # on the tour: folded, so the query graph co
     query = sv.question(act, graph)
     cfg = sv.knobs()
 if not query.strip():
+    tour.clear_lesson(lesson_at)
     st.info("Type a question.")
     st.stop()
+tour.expect_lesson(lesson_at, query)  # a lesson of another question leaves the top at once
 result = sv.run(act, query, cfg)
 qcolors, qkg = sv.qnode_colors(result.query_graph), sv.query_graph_kg(result.query_graph)
 sv.query_graph_panel(act, result, qcolors, qkg)

@@ -472,3 +472,51 @@ def test_projector_mode_hides_the_grey_notes_during_the_tour_only(home: Path) ->
     _ok(at.run())
     _ok(_button(at, "leave").click().run())
     assert not hidden() and not larger()
+
+
+@pytest.mark.slow
+def test_a_lesson_is_shown_only_for_the_question_on_screen(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audit's step 17 (Compare on the second-wife question) showed step 16's lesson on the Lothair II question, not
+    greyed, above the new question while the eight runs were in flight: Streamlit keeps the lesson slot's old content
+    until the lesson is drawn again, after the runs. The slot now says at once that the lesson on the new question
+    follows (the runs are stopped here before they finish, as a browser sees the page while they run); the lesson of
+    the same question is left in view on a rerun (no such note)."""
+    from components import compare_view
+
+    (i,) = [j for j, s in enumerate(tour.STEPS) if s.page == "pages/compare.py" and s.question == tour.JUDITH]
+    assert tour.STEPS[i - 1].page == "pages/compare.py" and tour.STEPS[i - 1].question == tour.LOTHAIR
+    at = _own_home()
+    _ok(_button(at, "start").click().run())
+    at.session_state[S.TOUR].step = i - 1  # straight to step 16: "Back to step 16" on the page the tour opened
+    _ok(at.run())
+    _ok(_button(at, "resume").click().run())
+    assert at.session_state[S.TOUR].step == i - 1 and at.title[0].value == "Compare methods"
+    lothair = f"What these runs teach on “{tour.LOTHAIR}”"
+    assert any(t.startswith(lothair) for t in _texts(at))
+    running = f"Running the methods on “{tour.JUDITH}” — the lesson follows."
+    assert not any(running in t for t in _texts(at))
+
+    def in_flight(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        import streamlit as st
+
+        st.stop()
+
+    finish = compare_view.run_methods
+    monkeypatch.setattr(compare_view, "run_methods", in_flight)
+    _ok(_button(at, "next").click().run())
+    assert at.session_state[S.TOUR].step == i
+    texts = _texts(at)
+    assert not any(t.startswith("What these runs teach") for t in texts), texts[:8]
+    assert len([t for t in texts if running in t]) == 1, texts[:8]
+    # in the lesson's place, at the top of the page: above the question and settings the tour set
+    order = [plain(str(getattr(e, "value", ""))) for e in _in_order(at.main)]
+    at_top = next(k for k, v in enumerate(order) if running in v)
+    assert at_top < next(k for k, v in enumerate(order) if v.startswith("One question, every retrieval")), order[:12]
+    monkeypatch.setattr(compare_view, "run_methods", finish)
+    _ok(at.run())  # the runs done: the lesson on the question on screen, the note gone
+    texts = _texts(at)
+    assert any(t.startswith(f"What these runs teach on “{tour.JUDITH}”") for t in texts)
+    assert not any(running in t for t in texts) and not any(t.startswith(lothair) for t in texts)
+    monkeypatch.setattr(compare_view, "run_methods", in_flight)
+    _ok(at.run())  # a rerun of the same question: its lesson stays in view in a browser, no note replaces it
+    assert not any(running in t for t in _texts(at))
