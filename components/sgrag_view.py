@@ -6,7 +6,7 @@ the query graph and every matched subgraph (the node mapping shown by colour).""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -72,8 +72,15 @@ def qg_row_height(descriptions: Sequence[str], labels: Sequence[str] = ()) -> in
     default) when each fits its column, else rows tall enough for the longest text wrapped (an audit's tour step read
     "The movie: Movie starring Keanu Reeves and Laurence", cut at the column's edge; a later one "Velmora Chocolate
     Wor" in the label column)."""
-    need = max([len(d) / QG_DESC_LINE_CHARS for d in descriptions] + [len(x) / QG_LABEL_LINE_CHARS for x in labels]
-               + [0.0])
+    return wrapped_row_height([len(d) / QG_DESC_LINE_CHARS for d in descriptions]
+                              + [len(x) / QG_LABEL_LINE_CHARS for x in labels])
+
+
+def wrapped_row_height(lines_needed: Sequence[float]) -> int | None:
+    """A table's row height for cells that need ``lines_needed`` lines each at their column's width (a cell's
+    characters over its column's characters a line): None (one line, Streamlit's default) when each fits one line,
+    else rows tall enough for the longest wrapped, at most :data:`QG_MAX_LINES` lines."""
+    need = max([*lines_needed, 0.0])
     if need <= 1:
         return None
     lines = min(QG_MAX_LINES, math.ceil(need * 1.2))  # words wrap early: a sixth to spare
@@ -253,6 +260,25 @@ def query_graph_panel(act: Active, result: Any, qcolors: dict[str, str], qkg: Kn
                    "or direction, so matching asks for the structure and the known labels, not for a relation name.")
 
 
+#: The entity-normalization table's columns in px: together the page's main column at 1440 px (about 945 px with the
+#: sidebar open), so "runners-up", the last, has its own width and wraps instead of running past the table's right
+#: edge (an audit read "marionette productions (0.748); puppet theatres (0.716" cut there)
+NORM_WIDTHS = {"query label": 200, "graph node": 200, "similarity": 80, "doubtful": 90, "exact name": 80,
+               "runners-up": 270}
+#: a cell's padding, in px, left and right together (as :func:`components.bench_view.fit_width` counts it)
+NORM_CELL_PAD_PX = 20
+
+
+def norm_row_height(rows: Sequence[Mapping[str, Any]]) -> int | None:
+    """The normalization table's row height: rows tall enough for the longest runners-up (and name) wrapped in its
+    column, each text's width estimated in the grid's font (:func:`components.bench_view.text_px`, with a cell's
+    padding); None when each fits one line (:func:`wrapped_row_height`)."""
+    from components.bench_view import text_px
+
+    return wrapped_row_height([(text_px(str(r.get(c) or "")) + NORM_CELL_PAD_PX) / NORM_WIDTHS[c]
+                               for r in rows for c in ("query label", "graph node", "runners-up")])
+
+
 def normalization_panel(result: Any) -> None:
     """2 · each query label mapped to its most similar graph node (Algorithm 3)."""
     st.subheader("2 · Entity normalization")
@@ -261,13 +287,18 @@ def normalization_panel(result: Any) -> None:
     rows = [{"query label": m.query_label, "graph node": m.node_name or "(none)", "similarity": round(m.similarity, 3),
              "doubtful": "⚠ doubtful" if m.doubtful else "", "exact name": "✓" if m.exact_name else "",
              "runners-up": "; ".join(f"{n} ({s})" for n, s in m.alternatives[1:4])} for m in result.normalized.mappings]
-    if rows:  # the names get room: auto-sized columns cut "Laurence Fishburn" (an audit)
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
-            "query label": st.column_config.TextColumn("query label", width=200),
-            "graph node": st.column_config.TextColumn("graph node", width=200),
-            "similarity": st.column_config.NumberColumn("similarity", width=80),
-            "doubtful": st.column_config.TextColumn("doubtful", width=90),
-            "exact name": st.column_config.TextColumn("exact name", width=80)})
+    if rows:  # the names get room: auto-sized columns cut "Laurence Fishburn" (an audit); long texts wrap
+        w = NORM_WIDTHS
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", row_height=norm_row_height(rows),
+                     column_config={
+                         "query label": st.column_config.TextColumn("query label", width=w["query label"]),
+                         "graph node": st.column_config.TextColumn("graph node", width=w["graph node"]),
+                         "similarity": st.column_config.NumberColumn("similarity", width=w["similarity"]),
+                         "doubtful": st.column_config.TextColumn("doubtful", width=w["doubtful"]),
+                         "exact name": st.column_config.TextColumn("exact name", width=w["exact name"]),
+                         "runners-up": st.column_config.TextColumn(
+                             "runners-up", width=w["runners-up"],
+                             help="The next most similar graph nodes, with their cosine similarity")})
     else:
         st.info("No entity of the question was found in the graph.")
 

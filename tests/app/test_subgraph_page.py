@@ -285,3 +285,26 @@ def test_the_query_graph_table_wraps_a_long_stands_for_text(home: Path) -> None:
     norm = next(d for d in at.dataframe if "query label" in d.value.columns)
     widths = {(c.get("label") or k): c.get("width") for k, c in json.loads(norm.proto.columns or "{}").items()}
     assert widths.get("query label") == 200 and widths.get("graph node") == 200, widths
+
+
+def test_the_normalization_table_wraps_its_runners_up_within_the_page(home: Path) -> None:
+    """An audit read "marionette productions (0.748); puppet theatres (0.716" cut at the right edge of the
+    entity-normalization table: "runners-up" was the last column, with no width, past the page's main column at
+    1440 px. Every column now has a width, together no wider than that column (about 945 px), and the rows wrap a
+    runners-up text longer than a line (Streamlit wraps a cell only in rows over 64 px)."""
+    from components.bench_view import text_px
+    from components.sgrag_view import NORM_WIDTHS, norm_row_height
+
+    audit = {"query label": "Tavrin Marionette Theatre", "graph node": "Tavrin Marionette Theatre",
+             "runners-up": "marionette productions (0.748); puppet theatres (0.716); brelloc (0.61)"}
+    assert norm_row_height([audit]) > 64
+    assert norm_row_height([{**audit, "runners-up": "puppet theatres (0.716)"}]) is None
+    assert sum(NORM_WIDTHS.values()) <= 945
+    at = open_page()
+    norm = next(d for d in at.dataframe if "query label" in d.value.columns)
+    widths = {(c.get("label") or k): c.get("width") for k, c in json.loads(norm.proto.columns or "{}").items()}
+    assert {c: widths.get(c) for c in norm.value.columns} == {c: NORM_WIDTHS[c] for c in norm.value.columns}, widths
+    rows = norm.value.to_dict("records")
+    assert (norm.proto.row_height or None) == norm_row_height(rows)
+    if any(text_px(r["runners-up"]) > NORM_WIDTHS["runners-up"] for r in rows):
+        assert norm.proto.row_height > 64
