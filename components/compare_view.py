@@ -280,17 +280,41 @@ def answer_markdown(answer: str) -> str:
     return f"**Answer:** {md_escape(answer) if answer.strip() else '(none)'}"
 
 
-def summary_columns(widths: Mapping[str, int] | None = None, *, replayed: bool = False) -> dict[str, Any]:
+def verdict_header(cut: int | None) -> str:
+    """The summary's verdict column header: the depth the verdict was judged at (the diagnosis top-k, ``cut``) beside
+    the R@5 and R@10 headers. An audit's step 17 read "retrieved, answer wrong" beside R@5 0 / R@10 50 as a
+    contradiction: the verdict's "retrieved" means within the top 15 there.
+
+    >>> verdict_header(15)
+    'verdict (top 15)'
+    >>> verdict_header(None)
+    'verdict'
+    """
+    return "verdict" if cut is None else f"verdict (top {cut})"
+
+
+def verdict_help(cut: int | None) -> str:
+    """The verdict column's help: what its words judge, at which depth."""
+    depth = f"the diagnosis top-k, {cut}" if cut is not None else "the diagnosis top-k"
+    return (f"Where each method lost the gold evidence, judged at {depth} (**Diagnosis top-k** above): “retrieved” "
+            "means every gold passage ranked within that many passages, which may be deeper than the R@5 and R@10 "
+            "columns beside it, so “retrieved” can stand beside R@5 0; “ranked below the cut” means below it")
+
+
+def summary_columns(widths: Mapping[str, int] | None = None, *, replayed: bool = False,
+                    cut: int | None = None) -> dict[str, Any]:
     """Column configs of both tables: every column has a width in pixels (``widths``, from :func:`summary_layout`;
     :data:`_WIDTHS` without it), the method pinned. ``replayed``: some run is a replay, whose wall time the
-    "seconds" column then says it is in its header (:data:`REPLAY_SECONDS`)."""
+    "seconds" column then says it is in its header (:data:`REPLAY_SECONDS`). ``cut``: the diagnosis top-k the
+    verdicts were judged at, named in the verdict's header (:func:`verdict_header`)."""
     w = {**_WIDTHS, **(widths or {})}
     out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=px) for c, px in w.items()}
     out["method"] = st.column_config.TextColumn(
         "method", width=w["method"], pinned=True, help="The papers' names, as the lessons say them; on the command "
         "line, the Benchmark page and in the downloads: " + ", ".join(
             f"{table_name(m)} = {m}" for m in method_names() if table_name(m) != m))
-    out["verdict"] = st.column_config.TextColumn("verdict", width=w["verdict"], pinned=True)
+    out["verdict"] = st.column_config.TextColumn(verdict_header(cut), width=w["verdict"], pinned=True,
+                                                 help=verdict_help(cut))
     out["seconds"] = st.column_config.NumberColumn(
         REPLAY_SECONDS if replayed else "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
         "includes loading its models and indexes (several seconds); a replayed LLM stage takes no LLM time. "
@@ -705,7 +729,7 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         main, more_cols, widths = summary_layout(rows)
         replayed = any(r.get("live s") is not None for r in rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
-                     column_config=summary_columns(widths, replayed=replayed))
+                     column_config=summary_columns(widths, replayed=replayed, cut=cut))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:
             st.caption("More figures: how each answer matched the gold answer, R@2, AR@5 (all gold within the top "

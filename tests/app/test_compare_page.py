@@ -238,3 +238,25 @@ def test_compare_says_its_seconds_were_made_beside_other_jobs(home) -> None:
     finally:
         hold.set()
         job.wait(10)
+
+
+def test_the_verdict_header_names_the_depth_it_was_judged_at(home):
+    """An audit's step 17 read "retrieved, answer wrong" beside R@5 0 / R@10 50 as a contradiction: the verdict is
+    judged at the diagnosis top-k (15 there), deeper than the R@ columns. The verdict's header names that depth,
+    beside the R@5 and R@10 headers, and its help says what "retrieved" means; it follows the Diagnosis top-k box."""
+    import json
+
+    def header(at) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+        cols = json.loads(at.dataframe[0].proto.columns or "{}")
+        verdict = cols["verdict"]
+        return verdict.get("label"), verdict.get("help", "")
+
+    at = run_page(PAGE)
+    cut = next(n for n in at.number_input if n.label == "Diagnosis top-k")
+    label, said = header(at)
+    assert label == f"verdict (top {int(cut.value)})", label
+    assert "“retrieved”" in said and "R@5" in said and str(int(cut.value)) in said, said
+    cut.set_value(15).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert header(at)[0] == "verdict (top 15)"
+    assert {"R@5", "R@10"} <= set(at.dataframe[0].value.columns)  # the depths it stands beside
