@@ -532,12 +532,31 @@ NEXT_NAMES = {"pages/granker.py": "GRanker", "pages/bubble_ranking.py": "Ranking
               "pages/hipporag2.py": "HippoRAG 2"}
 
 
+#: The questions by short names, for the Next button and the "Look at" line where the tour changes question.
+QUESTION_NAMES = {KEANU: "Keanu question", LOTHAIR: "Lothair question", ML_EXPERT: "ML-expert question",
+                  JUDITH: "second-wife question"}
+
+
+def question_change(i: int) -> str:
+    """What the "Look at" line of step ``i`` says first where the step's question is not the previous step's: "Now the
+    Lothair question" (a question the tour has not asked before) or "Back to the Keanu question"; "" on the first step
+    and where the question stays. An audit's class saw the question jump Keanu → Lothair (step 9) → Keanu (10–11) →
+    Lothair (12–16) with nothing on screen saying so but the bar's two words; the order stays (SG-RAG's matching
+    shown working without an LLM before the recorded model's query graph fails, as the steps' texts tell it)."""
+    if i <= 0 or STEPS[i].question == STEPS[i - 1].question:
+        return ""
+    q = STEPS[i].question
+    name = QUESTION_NAMES.get(q) or step_label(i).split(" · ", 1)[1]
+    seen = any(s.question == q for s in STEPS[:i])
+    return f"{'Back to' if seen else 'Now'} the {name}"
+
+
 def next_label(i: int) -> str:
     """The Next button's label on step ``i`` (not the last): the next step's page by a name short enough for the
     button, or — the same page again on another question — that question ("Next: second-wife question")."""
     nxt, step = STEPS[i + 1], STEPS[i]
     if nxt.page == step.page:  # the questions' short names: "Next: Keanu Reeves question" was cut at 1440 px
-        return "Next: " + {KEANU: "Keanu question", LOTHAIR: "Lothair question"}.get(
+        return "Next: " + {KEANU: QUESTION_NAMES[KEANU], LOTHAIR: QUESTION_NAMES[LOTHAIR]}.get(
             nxt.question, step_label(i + 1).split(" · ", 1)[1])
     return f"Next: {NEXT_NAMES.get(nxt.page) or _TITLES.get(nxt.page, '')}"
 
@@ -620,13 +639,15 @@ _BAR_CSS = """<style>
 </style>"""
 
 
-def _look_html(step: TourStep) -> str:
+def _look_html(step: TourStep, change: str = "") -> str:
     """The step's "Look at" guidance under the bar, its short form (:attr:`TourStep.look_line`) in at most two lines
     (its tooltip and More hold the whole text): a class never opened More, so the guidance has to show by itself
-    (an audit found 7 of 11 steps' one line cut with an ellipsis)."""
+    (an audit found 7 of 11 steps' one line cut with an ellipsis). ``change``: the step's change of question
+    (:func:`question_change`), said first."""
     plain = step.look.replace("**", "")
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(step.look_line, quote=False))  # the tour's own bold
-    return f'<div class="egx-tour-look" title="{html.escape(plain)}"><b>Look at:</b> {text}</div>'
+    first = f"<b>{html.escape(change)}</b> · " if change else ""
+    return f'<div class="egx-tour-look" title="{html.escape(plain)}">{first}<b>Look at:</b> {text}</div>'
 
 
 def _title_html(t: TourState) -> str:
@@ -700,7 +721,7 @@ def bar(page: str) -> None:
             st.warning(f"The sidebar's {', '.join(off)} changed since this step opened, so this page may not "
                        "show the recorded run; Next (or Back) puts the tour's choices back.",
                        icon=":material/warning:")
-    st.html(_look_html(step))  # under the bar, not in it: the sticky bar stays one line
+    st.html(_look_html(step, question_change(t.step)))  # under the bar, not in it: the sticky bar stays one line
     if st.session_state.get(QUIET):  # after the toggle (in More) stored this run's choice
         st.html(_QUIET_CSS)
 

@@ -122,7 +122,9 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
         assert any(t.startswith("What this stage does") for t in texts)
         # what to look at shows by itself, at most two lines under the bar (an audit: a class never opened More)
         look = [e.proto.body for e in at.get("html") if e.proto.body.startswith('<div class="egx-tour-look"')]
-        assert len(look) == 1 and f"Look at: {step.look_line.replace('**', '')}" in texts, i
+        change = tour.question_change(i)  # a new question, or one asked before, is said first (an audit)
+        first = f"{change} · " if change else ""
+        assert len(look) == 1 and f"{first}Look at: {step.look_line.replace('**', '')}" in texts, i
         if step.page != "pages/compare.py":  # the page's own intro is in the bar's "More", not above the stage
             from components.teaching import INTROS
 

@@ -65,6 +65,23 @@ def test_every_look_at_line_fits_two_lines_and_the_whole_text_stays_in_its_toolt
     assert all(len(s.brief) < len(s.look) for s in tour.STEPS if s.brief)
 
 
+def test_the_look_at_line_says_where_the_question_changes():
+    """An audit's class saw the question jump Keanu → Lothair (step 9) → Keanu (10–11) → Lothair (12–16) with only the
+    bar's two words saying so: the "Look at" line of a step whose question is not the previous step's says first
+    "Now the … question" (a new one) or "Back to the … question" (one asked before); the other steps say nothing."""
+    said = {i + 1: tour.question_change(i) for i in range(len(tour.STEPS)) if tour.question_change(i)}
+    assert said == {7: "Now the ML-expert question", 8: "Back to the Keanu question", 9: "Now the Lothair question",
+                    10: "Back to the Keanu question", 12: "Back to the Lothair question",
+                    17: "Now the second-wife question"}, said
+    for i, s in enumerate(tour.STEPS):
+        change = tour.question_change(i)
+        assert bool(change) == (i > 0 and s.question != tour.STEPS[i - 1].question), i
+        shown = re.sub(r"<[^>]+>", "", tour._look_html(s, change)).replace("&#x27;", "'")
+        assert shown == (f"{change} · " if change else "") + f"Look at: {s.look_line.replace('**', '')}", i
+        # with it the line still fits two lines at 1440 px (measured in Chromium: step 12's 254 characters do)
+        assert len(shown) <= tour.BRIEF_MAX + 40, (i, len(shown))
+
+
 def test_the_weights_steps_are_true_whether_the_model_or_the_rule_gave_the_weights():
     """Steps 1 and 6 asked for "the weights it gave, against the paper's expectation" while the recorded model's
     weights were rejected (uniform) and the rule's shown; the texts now say either may be shown, and state what the
