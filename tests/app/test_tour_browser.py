@@ -169,7 +169,9 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                 # audit found 7 of 11 one-line texts ending in an ellipsis; the whole text is in its tooltip)
                 look = page.evaluate(_LOOK_JS)
                 assert look is not None, i
-                assert look["text"].startswith("Look at: ") and look["lines"] < 2.5 and not look["cut"], (i, look)
+                change = tour.question_change(i)  # where the question changes, that is said first
+                first = f"{change} · " if change else ""
+                assert look["text"].startswith(f"{first}Look at: ") and look["lines"] < 2.5 and not look["cut"], (i, look)
                 assert look["tooltip"] == step.look.replace("**", ""), (i, look)
                 assert look["barBottom"] <= look["top"] and look["bottom"] < FOLD, (i, look)
                 main = _main(page, step)
