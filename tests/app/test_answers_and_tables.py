@@ -21,12 +21,13 @@ def _texts(at) -> str:
 
 
 def _widths(df_element) -> dict[str, str]:
-    """Column label → width as the page configured it (st.column_config travels as JSON in the proto)."""
+    """Column label and column name → width as the page configured it (st.column_config travels as JSON in the
+    proto); a label may differ from its column's name (Compare's "verdict (top 15)")."""
     raw = json.loads(df_element.proto.columns or "{}")
     out = {}
     for key, cfg in raw.items():
         name = key.removeprefix("name:") if isinstance(key, str) else key
-        out[cfg.get("label") or name] = cfg.get("width")
+        out[name] = out[cfg.get("label") or name] = cfg.get("width")
     return out
 
 
