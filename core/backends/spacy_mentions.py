@@ -187,7 +187,10 @@ class _Mentions:
             return None
         for c in tok.children:
             # no comma between: "the Christian saint, Monica" is left to the appositive rule
-            if c.dep_ == "appos" and c.pos_ == "PROPN" and not any(t.is_punct for t in self.doc[tok.i + 1:c.i]):
+            # nor between "<noun> in <place>" and its name ("A street in Harvoy, Castemar Row,": spacy_attach)
+            if c.dep_ == "appos" and c.pos_ == "PROPN" and (not any(t.is_punct for t in self.doc[tok.i + 1:c.i]) or any(
+                    p.dep_ == "prep" and p.i == tok.i + 1 and p.right_edge.i + 1 == c.left_edge.i
+                    and self.doc[p.right_edge.i].text == "," for p in tok.children)):
                 got = self.mention(c)
                 # a name the small model left unlabelled counts when it is all proper nouns ("the astronomer Ilse
                 # Brandvik": "founded … by" lost its agent)

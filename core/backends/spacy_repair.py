@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends.spacy_attach import mend_attachments
 from core.backends.spacy_mentions import VALUE_LABELS
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -209,7 +210,7 @@ def repair_names(nlp: Any, doc: Any, marked: list[tuple[int, int]] | None = None
     """``doc`` parsed again with each name holding a mistaken verb, and each ``marked`` name (the characters
     :func:`unmark_names` gives), as one proper-noun token (see the module docstring); ``doc`` itself where there is
     none."""
-    return _merge_firms(_reparse_names(nlp, doc, _marked_spans(doc, marked or [])))
+    return mend_attachments(_merge_firms(_reparse_names(nlp, doc, _marked_spans(doc, marked or []))))
 
 
 def _merge_firms(doc: Any) -> Any:
