@@ -23,7 +23,7 @@ from typing import Any
 #: balcony")
 _OPENERS = frozenset({"the", "a", "an", "its", "his", "her", "their", "our", "my", "your", "this", "these", "those"})
 #: where a thing lies in a place ("a street in Harvoy, Castemar Row,")
-_IN = frozenset({"in", "at", "near", "outside", "on"})
+PLACE_PREPS = frozenset({"in", "at", "near", "outside", "on"})
 #: entity labels of a name that is a place's own part or a place itself ("a village in Kent, England"): left as parsed
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
 
@@ -74,15 +74,18 @@ def _listed_verbs(verb: Any) -> None:
 
 def _nearest_relative(clause: Any) -> None:
     """"comic sketches and long serial dramas that ran over many evenings": the relative clause (on "sketches") is
-    "dramas"'s, the noun right before it. Not where the verb's number fits only the noun it hangs on ("a garden and two
+    "dramas"'s, the plural common noun right before it. Not where the verb's number fits only the noun it hangs on ("a garden and two
     ponds that is open …")."""
-    if clause.dep_ != "relcl" or clause.head.pos_ not in ("NOUN", "PROPN"):
+    if clause.dep_ != "relcl" or clause.head.pos_ != "NOUN":
         return
     noun = clause.head
     later = [c for c in noun.conjuncts if noun.i < c.i < clause.i]
     if not later:
         return
     last = max(later, key=lambda c: c.i)
+    if last.tag_ != "NNS":
+        return  # "a former FBI agent and psychologist who works …" is one person; names ("Narayan, Anand and Raja
+        # Rao who contributed …") are each the clause's (a MuSiQue reading)
     if clause.left_edge.i != last.right_edge.i + 1 or any(c.i > last.i and c.dep_ == "conj" for c in last.children):
         return  # the clause right after the last noun's words only
     rel = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("that", "which", "who")]
@@ -104,8 +107,10 @@ def _named_thing_in_place(name: Any) -> None:
     place = name.head
     prep = place.head
     noun = prep.head
-    if place.dep_ != "pobj" or place.ent_type_ not in ("GPE", "LOC", "FAC") or prep.lower_ not in _IN \
-            or prep.dep_ != "prep" or noun.pos_ != "NOUN" or noun.i > prep.i:
+    if place.dep_ != "pobj" or place.ent_type_ not in ("GPE", "LOC", "FAC") or prep.lower_ not in PLACE_PREPS \
+            or prep.dep_ != "prep" or noun.pos_ != "NOUN" or noun.i > prep.i or noun.dep_ not in ("nsubj", "nsubjpass"):
+        # a subject only: "is a rural gmina in Elblag County, Warmian-Masurian Voivodeship" names where the county
+        # lies (a MuSiQue reading)
         return
     doc = name.doc
     if doc[name.left_edge.i - 1].text != "," or name.left_edge.i != place.i + 2:

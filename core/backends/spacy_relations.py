@@ -174,9 +174,10 @@ class _Piece(_Mentions):
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = [c for c in verb.children if c.dep_ in _SUBJ]
         # "The puppeteer Odile Castemar was born in Harvoy in 1851": the parser made the role noun a second subject,
-        # which "the puppeteer" read as the passage's title (an audit: "Harvoy · born in · 1851"); the name is it
+        # which "the puppeteer" read as the passage's title (an audit: "Harvoy · born in · 1851"); the person's name is
+        # it (not "The term "Enlightenment" emerged …", where the term is the title)
         subs = [s for s in subs if not (s.pos_ == "NOUN" and any(
-            o.pos_ == "PROPN" and o.left_edge.i == s.i + 1 for o in subs))]
+            o.pos_ == "PROPN" and o.ent_type_ == "PERSON" and o.left_edge.i == s.i + 1 for o in subs))]
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject

@@ -40,3 +40,17 @@ def test_a_place_in_apposition_to_a_place_stays_where_it_lies(ex):
     got = triples(ex, "Ashby Mill", "Ashby Mill is a watermill in Kent, England.")
     assert not any(h == "watermill" for h, _, _ in got), got
 
+
+
+def test_singular_joined_nouns_keep_their_clause(ex):
+    """MuSiQue: "a former FBI agent and psychologist who works in Washington" is one person."""
+    got = triples(ex, "Alex Cross", "He is the protagonist of the series of books about a former FBI agent and "
+                  "psychologist who works in Washington, D.C.")
+    assert ("former FBI agent", "works in", "Washington") in got, got
+
+
+def test_a_place_after_a_place_in_a_description_stays_the_places(ex):
+    """MuSiQue: "a rural gmina in Elbląg County, Warmian-Masurian Voivodeship": where the county lies."""
+    got = triples(ex, "Gmina Elbląg", "Gmina Elbląg is a rural gmina (administrative district) in Elbląg County, "
+                  "Warmian-Masurian Voivodeship, in northern Poland.")
+    assert ("Gmina Elbląg", "is", "Warmian-Masurian Voivodeship") not in got, got
