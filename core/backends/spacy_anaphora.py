@@ -22,6 +22,7 @@ to the wrong entity):
   (:func:`kin_name`).
 * **A role noun before a name the parser left loose**: "She … married *the architect Jonas Pell*" — Jonas Pell
   (:func:`loose_name`).
+* **A noun and the name it is called**: "was *a tall heron called Master Quill*" — Master Quill (:func:`called_name`).
 """
 
 from __future__ import annotations
@@ -388,3 +389,28 @@ def loose_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     if span[1] < len(m.doc) and m.doc[span[1]].tag_ == "POS":
         return None
     return m.text_of(span), span[2]  # type: ignore[no-any-return]
+
+
+#: participles that give a thing its name ("a tall heron called Master Quill", "a dog named Rex")
+_CALLED = frozenset({"called", "named", "nicknamed"})
+
+
+def called_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
+    """The name a common noun is called right after it: "The theatre's most famous figure was a tall heron called
+    Master Quill" is Master Quill (an audit's KG read "most famous figure · was · tall heron", the name lost). Only a
+    singular noun, "called"/"named" right after it, then a name the small model labels (not a value: ``not_names``) or
+    all proper nouns, starting at the next word."""
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN":  # not "four terminal buildings named Terminal 1, 2 and 3"
+        return None
+    for verb in tok.children:
+        if verb.dep_ != "acl" or verb.lower_ not in _CALLED or verb.i != tok.i + 1:
+            continue
+        for c in verb.children:
+            if c.dep_ not in ("oprd", "attr", "dobj") or c.pos_ != "PROPN" or c.left_edge.i != verb.i + 1:
+                continue
+            span = m.mention_of.get(c.i)
+            if span is None or span[0] != verb.i + 1 or span[2] in not_names or span[2] == "TITLE":
+                return None
+            if span[2] or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct):
+                return m.text_of(span), span[2]  # type: ignore[no-any-return]
+    return None

@@ -176,8 +176,8 @@ class _Mentions:
         if own is not None:
             return own if own[0] else None
         named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES) or ana.owned_name(
-            self, tok, _NOT_NAMES)  # "the house Osterby & Daughters", "X's son, Casimir Vantreck,", "her best-known
-        if named is not None:  # book, The Cacao Atlas,"
+            self, tok, _NOT_NAMES) or ana.called_name(self, tok, _NOT_NAMES)  # "the house Osterby & Daughters", "X's
+        if named is not None:  # son, Casimir Vantreck,", "her best-known book, The Cacao Atlas,", "a heron called X"
             return named
         span = self.mention_of.get(tok.i)
         loose = None if span is not None and span[2] else ana.loose_name(self, tok, _NOT_NAMES)

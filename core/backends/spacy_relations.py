@@ -470,12 +470,21 @@ class _Piece(_Mentions):
                     if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
                         continue
                     for ow in owners:
-                        owner = self.mention(ow)
+                        owner = self.mention(ow) or self._titled_owner(ow)
                         self.add(tail, self._role_of(s.lower_, owner), owner)
                         done |= s.pos_ == "PROPN" and owner is not None
                     if titled and self.title:
                         self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
         return done
+
+    def _titled_owner(self, tok: Any) -> tuple[str, str] | None:
+        """The passage's title for an owner "the <noun>" whose noun ends the title: "The theatre's most famous figure"
+        in the Tavrin Marionette Theatre's passage (as "ran the nursery" in Hollin Vale Nursery's: :meth:`mention`)."""
+        head = normalize_name(self.title or "").split()
+        if tok.dep_ == "poss" and tok.pos_ == "NOUN" and head and head[-1] == tok.lower_ and any(
+                c.dep_ == "det" and c.lower_ == "the" for c in tok.children):
+            return self.title or "", "TITLE"
+        return None
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
