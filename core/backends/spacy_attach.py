@@ -24,6 +24,10 @@ from typing import Any
 _OPENERS = frozenset({"the", "a", "an", "its", "his", "her", "their", "our", "my", "your", "this", "these", "those"})
 #: where a thing lies in a place ("a street in Harvoy, Castemar Row,")
 PLACE_PREPS = frozenset({"in", "at", "near", "outside", "on"})
+#: what a town cannot be: "<noun> in <town>, a <building>" describes the noun ("The company's headquarters in
+#: Dovrecka, a brick warehouse beside the railway station, …"; an audit's KG read "Dovrecka · is · brick warehouse")
+BUILDINGS = frozenset({"warehouse", "building", "house", "mansion", "villa", "cottage", "barn", "shed", "factory", "mill",
+                       "workshop", "office", "hotel", "inn", "shop", "store", "tower", "palace", "chapel", "hall"})
 #: entity labels of a name that is a place's own part or a place itself ("a village in Kent, England"): left as parsed
 _PLACE_LABELS = frozenset({"GPE", "LOC"})
 
@@ -102,12 +106,18 @@ def _named_thing_in_place(name: Any) -> None:
     """"A street in Harvoy, Castemar Row, was named …": the name between commas after "<noun> in <place>" (hung on the
     place) is the noun's. Not a place's name ("a village in Kent, England": where Kent lies), nor after a name ("the
     Old Mill in Harvoy, …")."""
-    if name.dep_ != "appos" or name.pos_ != "PROPN" or name.ent_type_ in _PLACE_LABELS:
+    if name.dep_ != "appos" or name.ent_type_ in _PLACE_LABELS:
         return
     place = name.head
     prep = place.head
     noun = prep.head
-    if place.dep_ != "pobj" or place.ent_type_ not in ("GPE", "LOC", "FAC") or prep.lower_ not in PLACE_PREPS \
+    if name.pos_ == "NOUN":  # "The company's headquarters in Dovrecka, a brick warehouse beside …": a building
+        if name.lower_ not in BUILDINGS or not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in name.children) \
+                or place.pos_ != "PROPN" or place.ent_type_ == "PERSON":
+            return
+    elif name.pos_ != "PROPN" or place.ent_type_ not in ("GPE", "LOC", "FAC"):
+        return
+    if place.dep_ != "pobj" or prep.lower_ not in PLACE_PREPS \
             or prep.dep_ != "prep" or noun.pos_ != "NOUN" or noun.i > prep.i or noun.dep_ not in ("nsubj", "nsubjpass"):
         # a subject only: "is a rural gmina in Elblag County, Warmian-Masurian Voivodeship" names where the county
         # lies (a MuSiQue reading)

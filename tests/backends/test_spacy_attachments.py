@@ -54,3 +54,9 @@ def test_a_place_after_a_place_in_a_description_stays_the_places(ex):
     got = triples(ex, "Gmina Elbląg", "Gmina Elbląg is a rural gmina (administrative district) in Elbląg County, "
                   "Warmian-Masurian Voivodeship, in northern Poland.")
     assert ("Gmina Elbląg", "is", "Warmian-Masurian Voivodeship") not in got, got
+
+
+def test_a_building_after_a_thing_in_a_town_is_the_things(ex):
+    got = triples(ex, "Quennel Brothers Company", "The Quennel Brothers Company was a touring company. The company's "
+                  "headquarters in Dovrecka, a brick warehouse beside the railway station, is now a museum.")
+    assert not any(h == "Dovrecka" for h, _, _ in got), got
