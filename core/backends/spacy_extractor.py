@@ -172,8 +172,9 @@ class SpacyExtractor:
     # Confectioners' Guild of Halvek" are one name each, no nodes "Cones", "Kettles", "Guild"
     # v30: "rebuilt the auditorium, added electric lighting" gives "added · electric lighting" (no node "added electric
     # lighting"); "sketches and dramas that ran …" is the dramas'; "A street in Harvoy, Castemar Row, was named" is
-    # Castemar Row's, "in Dovrecka, a brick warehouse" no "Dovrecka · is"; "The puppeteer X was born" is X's alone;
-    # "a tall heron called Master Quill" is Master Quill ("The theatre's most famous figure was …": "figure of" the title)
+    # Castemar Row's (located in Harvoy), "in Dovrecka, a brick warehouse" no "Dovrecka · is"; "The puppeteer X was
+    # born" is X's alone; "a tall heron called Master Quill" is Master Quill ("The theatre's most famous figure was …":
+    # "figure of" the title)
     model_id = f"spacy-v30:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

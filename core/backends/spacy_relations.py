@@ -21,6 +21,7 @@ from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS, owned_name
+from core.backends.spacy_attach import PLACE_PREPS
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import COPULAS as _COPULAS
@@ -425,10 +426,28 @@ class _Piece(_Mentions):
         self._owned_role(tok)
         head = self.subject(tok.head)
         tail = self.mention(tok)
+        self._named_in_place(tok, tail)
         if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE") or self._relative(tok):
             return  # "(Italian: La contessa di Parma)" is no "is Italian"; "X, the museum's best piece" no "is" node
         place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
+
+    def _named_in_place(self, name: Any, mention: tuple[str, str] | None) -> None:
+        """"A street in Harvoy, Castemar Row, …" → (Castemar Row, located in, Harvoy): the name that
+        :mod:`core.backends.spacy_attach` gave back to the noun lies where the noun does."""
+        noun = name.head
+        if mention is None or name.pos_ != "PROPN" or noun.pos_ != "NOUN" or noun.i > name.i \
+                or noun.dep_ not in ("nsubj", "nsubjpass") or mention[1] in VALUE_LABELS \
+                or not name.left_edge.text[:1].isupper() \
+                or name.ent_type_ in ("GPE", "LOC", "WORK_OF_ART", "EVENT", "LAW", "PRODUCT", "NORP", "LANGUAGE"):
+            return  # as spacy_attach, a plain name of a thing that lies somewhere: not "a group in New Haven, Indiana",
+            # nor "His first release in the United States, "Marriage Vow"," (MuSiQue)
+        for prep in noun.children:
+            if prep.dep_ == "prep" and prep.lower_ in PLACE_PREPS and noun.i < prep.i < name.i:
+                for place in prep.children:
+                    got = self.mention(place) if place.dep_ == "pobj" else None
+                    if got is not None and place.ent_type_ in ("GPE", "LOC", "FAC"):
+                        self.add(mention, kinds.LOCATED.get(prep.lower_, "located in"), got)
 
     def _owned_role(self, tok: Any) -> None:
         """"Its founder, Henrik Corvane, started it in 1939" → (Henrik Corvane, founded, Corvane Group); "Its owner,

@@ -33,6 +33,7 @@ def test_a_name_after_a_thing_in_a_place_is_the_things(ex):
                   "was named after her in 1951, on the hundredth anniversary of her birth.")
     assert ("Castemar Row", "named in", "1951") in got, got
     assert ("Castemar Row", "named after", "Odile Castemar") in got, got
+    assert ("Castemar Row", "located in", "Harvoy") in got, got
     assert not any(h == "Harvoy" for h, _, _ in got), got
 
 
