@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.text import normalize_name
+
 #: the value a ``_Mentions`` mention has: (name, entity label)
 Mention = tuple[str, str]
 #: what a sentence leaves for the next: "he"/"she" -> the person its object pronoun stood for, "it" -> (its thing
@@ -414,3 +416,21 @@ def called_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
             if span[2] or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct):
                 return m.text_of(span), span[2]  # type: ignore[no-any-return]
     return None
+
+
+def titled_owner(m: Any, tok: Any) -> Mention | None:
+    """The passage's title for an owner "the <noun>" whose noun ends the title: "The theatre's most famous figure" in
+    the Tavrin Marionette Theatre's passage (as "ran the nursery" in Hollin Vale Nursery's: ``_Mentions.mention``)."""
+    head = normalize_name(m.title or "").split()
+    if tok.dep_ == "poss" and tok.pos_ == "NOUN" and head and head[-1] == tok.lower_ and any(
+            c.dep_ == "det" and c.lower_ == "the" for c in tok.children):
+        return m.title or "", "TITLE"
+    return None
+
+
+def named_subjects(subs: list[Any]) -> list[Any]:
+    """A verb's subjects without a role noun right before a person's name: "The puppeteer Odile Castemar was born in
+    Harvoy in 1851", where the parser made "puppeteer" a second subject, which read as the passage's title (an audit:
+    "Harvoy · born in · 1851"). Only before a person's name: "The term "Enlightenment" emerged …" is the title's."""
+    return [s for s in subs if not (s.pos_ == "NOUN" and any(
+        o.pos_ == "PROPN" and o.ent_type_ == "PERSON" and o.left_edge.i == s.i + 1 for o in subs))]

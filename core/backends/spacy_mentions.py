@@ -25,7 +25,6 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
-from core.backends.spacy_attach import PLACE_PREPS
 from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
@@ -188,9 +187,9 @@ class _Mentions:
             return None
         for c in tok.children:
             # no comma between: "the Christian saint, Monica" is left to the appositive rule
-            # nor between "<noun> in <place>" and its name ("A street in Harvoy, Castemar Row,": spacy_attach)
+            # nor between "<noun> in <place>" and its name ("A street in Harvoy, Castemar Row,": spacy_repair)
             if c.dep_ == "appos" and c.pos_ == "PROPN" and (not any(t.is_punct for t in self.doc[tok.i + 1:c.i]) or any(
-                    p.dep_ == "prep" and p.i == tok.i + 1 and p.lower_ in PLACE_PREPS and p.right_edge.i + 1 == c.left_edge.i
+                    p.dep_ == "prep" and p.i == tok.i + 1 and p.lower_ in _PLACE_PREPS and p.right_edge.i + 1 == c.left_edge.i
                     and self.doc[p.right_edge.i].text == "," for p in tok.children)):
                 got = self.mention(c)
                 # a name the small model left unlabelled counts when it is all proper nouns ("the astronomer Ilse

@@ -276,3 +276,23 @@ def kind_before_place(verb: Any) -> Any:
     # the participle follows the place's last word ("in Caddon Vale, founded …" too)
     between = [t for t in verb.doc[place.i + 1:verb.i] if t.text != ","]
     return kind if not between else None
+
+
+def named_in_place(m: Any, name: Any, mention: tuple[str, str] | None) -> tuple[str, str] | None:
+    """``mention``, the name ``name`` stands for, after adding where it lies: "A street in Harvoy, Castemar Row, …" →
+    (Castemar Row, located in, Harvoy), the name :func:`core.backends.spacy_repair.mend_attachments` gave back to the
+    noun lying where the noun does. Only a subject's plain name of a thing that lies somewhere: not "a group in New
+    Haven, Indiana", nor "His first release in the United States, "Marriage Vow"," (MuSiQue)."""
+    noun = name.head
+    if mention is None or name.pos_ != "PROPN" or noun.pos_ != "NOUN" or noun.i > name.i \
+            or noun.dep_ not in ("nsubj", "nsubjpass") or mention[1] in VALUE_LABELS \
+            or not name.left_edge.text[:1].isupper() \
+            or name.ent_type_ in ("GPE", "LOC", "WORK_OF_ART", "EVENT", "LAW", "PRODUCT", "NORP", "LANGUAGE"):
+        return mention
+    for prep in noun.children:
+        if prep.dep_ == "prep" and prep.lower_ in PLACE_PREPS and noun.i < prep.i < name.i:
+            for place in prep.children:
+                got = m.mention(place) if place.dep_ == "pobj" else None
+                if got is not None and place.ent_type_ in _PLACE_LABELS:
+                    m.add(mention, kinds.LOCATED.get(prep.lower_, "located in"), got)
+    return mention

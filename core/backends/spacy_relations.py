@@ -20,8 +20,7 @@ from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS, owned_name
-from core.backends.spacy_attach import PLACE_PREPS
+from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import COPULAS as _COPULAS
@@ -173,12 +172,7 @@ class _Piece(_Mentions):
                 self._owned_named(tok)
 
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
-        subs = [c for c in verb.children if c.dep_ in _SUBJ]
-        # "The puppeteer Odile Castemar was born in Harvoy in 1851": the parser made the role noun a second subject,
-        # which "the puppeteer" read as the passage's title (an audit: "Harvoy · born in · 1851"); the person's name is
-        # it (not "The term "Enlightenment" emerged …", where the term is the title)
-        subs = [s for s in subs if not (s.pos_ == "NOUN" and any(
-            o.pos_ == "PROPN" and o.ent_type_ == "PERSON" and o.left_edge.i == s.i + 1 for o in subs))]
+        subs = named_subjects([c for c in verb.children if c.dep_ in _SUBJ])  # not "The puppeteer" before her name
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject
@@ -425,29 +419,11 @@ class _Piece(_Mentions):
     def _appos(self, tok: Any) -> None:
         self._owned_role(tok)
         head = self.subject(tok.head)
-        tail = self.mention(tok)
-        self._named_in_place(tok, tail)
+        tail = places.named_in_place(self, tok, self.mention(tok))  # "A street in Harvoy, Castemar Row,": located in
         if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE") or self._relative(tok):
             return  # "(Italian: La contessa di Parma)" is no "is Italian"; "X, the museum's best piece" no "is" node
         place = head[1] in ("GPE", "LOC", "FAC") and tail[1] in ("GPE", "LOC")
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
-
-    def _named_in_place(self, name: Any, mention: tuple[str, str] | None) -> None:
-        """"A street in Harvoy, Castemar Row, …" → (Castemar Row, located in, Harvoy): the name that
-        :mod:`core.backends.spacy_attach` gave back to the noun lies where the noun does."""
-        noun = name.head
-        if mention is None or name.pos_ != "PROPN" or noun.pos_ != "NOUN" or noun.i > name.i \
-                or noun.dep_ not in ("nsubj", "nsubjpass") or mention[1] in VALUE_LABELS \
-                or not name.left_edge.text[:1].isupper() \
-                or name.ent_type_ in ("GPE", "LOC", "WORK_OF_ART", "EVENT", "LAW", "PRODUCT", "NORP", "LANGUAGE"):
-            return  # as spacy_attach, a plain name of a thing that lies somewhere: not "a group in New Haven, Indiana",
-            # nor "His first release in the United States, "Marriage Vow"," (MuSiQue)
-        for prep in noun.children:
-            if prep.dep_ == "prep" and prep.lower_ in PLACE_PREPS and noun.i < prep.i < name.i:
-                for place in prep.children:
-                    got = self.mention(place) if place.dep_ == "pobj" else None
-                    if got is not None and place.ent_type_ in ("GPE", "LOC", "FAC"):
-                        self.add(mention, kinds.LOCATED.get(prep.lower_, "located in"), got)
 
     def _owned_role(self, tok: Any) -> None:
         """"Its founder, Henrik Corvane, started it in 1939" → (Henrik Corvane, founded, Corvane Group); "Its owner,
@@ -489,21 +465,12 @@ class _Piece(_Mentions):
                     if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
                         continue
                     for ow in owners:
-                        owner = self.mention(ow) or self._titled_owner(ow)
+                        owner = self.mention(ow) or titled_owner(self, ow)
                         self.add(tail, self._role_of(s.lower_, owner), owner)
                         done |= s.pos_ == "PROPN" and owner is not None
                     if titled and self.title:
                         self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
         return done
-
-    def _titled_owner(self, tok: Any) -> tuple[str, str] | None:
-        """The passage's title for an owner "the <noun>" whose noun ends the title: "The theatre's most famous figure"
-        in the Tavrin Marionette Theatre's passage (as "ran the nursery" in Hollin Vale Nursery's: :meth:`mention`)."""
-        head = normalize_name(self.title or "").split()
-        if tok.dep_ == "poss" and tok.pos_ == "NOUN" and head and head[-1] == tok.lower_ and any(
-                c.dep_ == "det" and c.lower_ == "the" for c in tok.children):
-            return self.title or "", "TITLE"
-        return None
 
     def _relational_noun(self, noun: Any) -> None:
         """"X is the mother of Y" / "X, the mother of Y" / "X is Y's mother" → (X, mother of, Y)."""
