@@ -1,5 +1,5 @@
 """Audit 37's Tavrin Marionette Theatre, Odile Castemar and Harvoy pages: attachments the small parser got wrong in a
-list or after a place (``core.backends.spacy_attach``)."""
+list or after a place (``core.backends.spacy_repair.mend_attachments``)."""
 
 from __future__ import annotations
 
