@@ -1,5 +1,6 @@
-"""Names the small parser cuts apart: one read as a verb ("Barnaby Fell"), a firm's ("Pell and Sons"), a guild's
-("Masons' Company") or an emphasised one ("*Cones and Kettles*") made one token.
+"""Names the small parser cuts apart, made one token: read as a verb, a firm's, a guild's or an emphasised one.
+
+"Barnaby Fell", "Pell and Sons", "Masons' Company", "*Cones and Kettles*".
 
 "the shipwright Barnaby Fell in 1899" parsed "Fell" as the sentence's verb ("Barnaby fell in 1899"), so the ``spacy``
 extractor lost "built by Barnaby Fell" and wrote "Barnaby Fell · fell in · 1899" (an audit). A verb written with a capital inside a sentence, right after a proper noun or inside a named entity,
