@@ -247,20 +247,29 @@ VERDICT_SAMPLES = (*VERDICT_LABELS.values(), READ_BY_ANSWER_LABEL, NOT_RETRIEVED
                    f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 0.67)", f"{VERDICT_LABELS[OK]} (alias match)")
 
 
-def summary_layout(rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str], dict[str, int]]:
+#: The summary's columns that move to the second table in the tour's projector mode: its tables are zoomed 1.25×
+#: (components.tour), and at that size the last two ran off the projector's screen (an audit)
+PROJECTOR_MOVED = ("LLM tokens", "ctx chunks")
+
+
+def summary_layout(rows: Sequence[Mapping[str, Any]], *, projector: bool = False,
+                   ) -> tuple[list[str], list[str], dict[str, int]]:
     """The summary's columns, the second table's columns, and every column's width in pixels for ``rows``. The
     columns are :data:`SUMMARY_ORDER`'s and :data:`MORE_ORDER`'s for every question (those ``rows`` lack left
     out); the verdict column fits every verdict label (:data:`VERDICT_SAMPLES`, and a longer cell of ``rows``
-    should one come), the answer match its longest cell."""
+    should one come), the answer match its longest cell. ``projector``: :data:`PROJECTOR_MOVED` go to the second
+    table, so that the summary, zoomed, still fits the page's width."""
     present: list[str] = []
     for r in rows:
         present += [c for c in r if c not in present]
     widths = dict(_WIDTHS)
     widths["verdict"] = fit_width([*VERDICT_SAMPLES, *(r.get("verdict") for r in rows)], floor=_WIDTHS["verdict"])
     widths["answer match"] = fit_width([r.get("answer match") for r in rows], floor=_WIDTHS["answer match"])
-    main = [c for c in SUMMARY_ORDER if c in present]
+    moved = PROJECTOR_MOVED if projector else ()
+    main = [c for c in SUMMARY_ORDER if c in present and c not in moved]
     known = set(SUMMARY_ORDER) | set(MORE_ORDER)
-    more = ["method", *[c for c in MORE_ORDER[1:] if c in present], *[c for c in present if c not in known]]
+    more = ["method", *[c for c in MORE_ORDER[1:] if c in present], *[c for c in moved if c in present],
+            *[c for c in present if c not in known]]
     return main, more, widths
 
 
@@ -726,7 +735,7 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     if rows:
         if gold.chunk_ids:  # recall is shown: say when the workspace is too small for it to tell methods apart
             few_passages_warning(graph.n_chunks)
-        main, more_cols, widths = summary_layout(rows)
+        main, more_cols, widths = summary_layout(rows, projector=S.projector_scale() > 1)
         replayed = any(r.get("live s") is not None for r in rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
                      column_config=summary_columns(widths, replayed=replayed, cut=cut))

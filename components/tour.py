@@ -597,7 +597,8 @@ def step_label(i: int) -> str:
 #: stays one line. A table is a canvas drawn in the server theme's font, which CSS cannot size: its element is zoomed
 #: instead (CSS ``zoom``) at 1/:data:`PROJECTOR_SCALE` of its column's width, so that the grid, laid out at that
 #: width, fills the column zoomed and no more (zoomed at full width it ran a quarter past the column's edge; an audit
-#: found the tables the smallest text on the projector's screen).
+#: found the tables the smallest text on the projector's screen). A static table (``st.table``, GRanker's rankings) is
+#: HTML: its text, Streamlit's 0.875 rem, is set :data:`PROJECTOR_SCALE` as large (a later audit found GRanker's tables left at their size).
 QUIET = S.TOUR_QUIET
 #: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
 PROJECTOR_SCALE = S.PROJECTOR_SCALE
@@ -609,8 +610,9 @@ _QUIET_CSS = ("""<style>
 .st-key-egx-tour-lesson [data-testid="stMarkdownContainer"] :is(p, li) { font-size: SCALErem; }
 [data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] > [data-testid="stDataFrame"])
   { zoom: SCALE; width: FIT% !important; }
+[data-testid="stMain"] [data-testid="stTable"] table { font-size: TABLErem; }
 </style>""".replace("LOOK", f"{0.85 * PROJECTOR_SCALE:.4g}").replace("SCALE", f"{PROJECTOR_SCALE:g}")
-    .replace("FIT", f"{100 / PROJECTOR_SCALE:.4g}"))
+    .replace("FIT", f"{100 / PROJECTOR_SCALE:.4g}").replace("TABLE", f"{0.875 * PROJECTOR_SCALE:.4g}"))
 
 
 def projector_scale() -> float:

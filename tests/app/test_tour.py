@@ -451,7 +451,9 @@ def test_projector_mode_hides_the_grey_notes_during_the_tour_only(home: Path) ->
         css = " ".join(str(h.proto.body) for h in at.get("html"))
         return all(rule in css for rule in (
             f":is(p, li) {{ font-size: {tour.PROJECTOR_SCALE:g}rem; }}",  # the pages' text and boxes, the lesson's
-            f".egx-tour-look {{ font-size: {0.85 * tour.PROJECTOR_SCALE:.4g}rem;"))  # the "Look at" line
+            f".egx-tour-look {{ font-size: {0.85 * tour.PROJECTOR_SCALE:.4g}rem;",  # the "Look at" line
+            # the static tables (GRanker's rankings: a later audit found them left small), Streamlit's 14 px × scale
+            f'[data-testid="stTable"] table {{ font-size: {0.875 * tour.PROJECTOR_SCALE:.4g}rem; }}'))
 
     def label_px() -> list[int]:  # the drawings' node labels on screen
         return [int(m) for f in at.get("iframe") for m in re.findall(r"var MAX_ZOOM = [\d.]+, PX = (\d+);",

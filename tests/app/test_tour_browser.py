@@ -107,8 +107,10 @@ def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
 #: The first table's element as laid out: its zoom, its grid's right edge and the main column's right edge.
 _TABLE_JS = """() => { const grid = document.querySelector('[data-testid=stMain] [data-testid=stDataFrame]');
   const main = document.querySelector('[data-testid=stMainBlockContainer]'), pad = parseFloat(getComputedStyle(main).paddingRight);
+  const scroller = grid.querySelector('.dvn-scroller');
   return {zoom: getComputedStyle(grid.closest('[data-testid=stElementContainer]')).zoom,
-          right: grid.getBoundingClientRect().right, columnRight: main.getBoundingClientRect().right - pad}; }"""
+          right: grid.getBoundingClientRect().right, columnRight: main.getBoundingClientRect().right - pad,
+          hidden: scroller ? scroller.scrollWidth - scroller.clientWidth : 0}; }"""
 
 
 def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -131,6 +133,9 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
     print(f"projector mode: table {got}")
     assert float(got["zoom"]) == tour.PROJECTOR_SCALE, got
     assert got["right"] <= got["columnRight"] + 2, got  # 2 px: the grid's border, drawn on the column's edge
+    # ... and Compare's summary whole in it: its token and context columns move to the second table (an audit found
+    # "LLM tokens" and "ctx chunks" off the projector's screen)
+    assert got["hidden"] <= 2, got
     toggle()
     page.wait_for_function("() => getComputedStyle(document.querySelector("
                            "'[data-testid=stMain] [data-testid=stDataFrame]').closest("
