@@ -194,6 +194,14 @@ def gold_heavy_warning(pg: Any, gold: tuple[str, ...], nodes: int) -> str:
             f"rankings apart; the passages they map to (R@10, under the tables) and a larger corpus can.")
 
 
+def pairs_note(edges: int, graph: Any) -> str:
+    """Why the node graph's edge count is below the KG's, where it is: FastInsight walks the KG's edges undirected,
+    one per linked pair of nodes (an audit read "118 nodes, 161 edges" here and "181 edges" on the Data page)."""
+    n = int(getattr(graph, "n_edges", 0) or 0)
+    return (f" (linked node pairs: the KG's {n:,} edges with the parallel, reverse and self edges of a pair counted "
+            "once)") if n > edges else ""
+
+
 def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastInsightConfig) -> list[RankRow]:
     """The two rankings side by side with each candidate's rank shift, then what was searched (under the tables: above
     them it pushed the rankings a guided demo points to under a 900-px fold)."""
@@ -215,7 +223,8 @@ def rankings(act: Active, res: Any, pg: Any, gold: tuple[str, ...], cfg: FastIns
         ng_data = NodeGraphData.of(res.trace)
         assert ng_data is not None  # a node-mode run records its node graph
         st.caption(f"{len(rows)} candidate KG nodes after {len(res.engine.rounds)} rounds on the KG itself (FastInsight "
-                   f"§4.2.2): {ng_data.nodes:,} nodes, {ng_data.edges:,} edges; a node's text is its name, "
+                   f"§4.2.2): {ng_data.nodes:,} nodes, {ng_data.edges:,} edges{pairs_note(ng_data.edges, graph)}; a "
+                   f"node's text is its name, "
                    f"description and linked passage text (≤ {cfg.node_text_chars} characters). The ranked nodes are "
                    f"mapped to their passages for the answer and R@10; gold nodes are the nodes of gold passages"
                    f"{gold_node_share(pg, gold, ng_data.nodes)}. "

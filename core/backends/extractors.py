@@ -254,7 +254,7 @@ class LLMTripleExtractor:
             out[i] = triples
             acc["dropped"] += dropped
         if redo:
-            notes.append(f"batched answer lacked {len(redo)} passage(s); asked them one per call")
+            notes.append(f"batched answer lacked {len(redo)} passage{'' if len(redo) == 1 else 's'}; asked them one per call")
         return redo
 
 

@@ -104,7 +104,8 @@ def failure_figure(summary: dict[str, Any]) -> go.Figure:
     def name(m: str) -> str:
         return html.escape(m).replace(" (", "<br>(", 1)
 
-    xs = [f"{name(m)}<br>+{missed[m]} retrieved,<br>answer missed" if missed[m] else name(m) for m in ms]
+    # the verdicts' own words, as every table and the diagnosis say them (an audit read "answer missed" here)
+    xs = [f"{name(m)}<br>+{missed[m]} retrieved,<br>answer wrong<br>or partly right" if missed[m] else name(m) for m in ms]
     top = 0
     for v in verdict_order(ms):
         if not is_retrieval_loss(v):

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.graph.chunking import few_passages_warning
+from core.text import plural
 
 __all__ = ["TRAINED_ON_WHY", "add_run_notes", "left_out_note", "run_note_items", "run_note_lines", "trained_rows_note"]
 
@@ -108,8 +109,9 @@ def run_note_items(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
         per = "; ".join(f"{qid}: {text}" for qid, text in list(gold["unmatched"].items())[:5])
         more = f"; and {gold['with_unmatched'] - 5} more" if gold["with_unmatched"] > 5 else ""
         out.append(("Gold not in the workspace",
-                    f"{gold['with_unmatched']} of {gold['questions']} questions name {gold['unmatched_passages']} gold "
-                    "passage(s) this workspace lacks, each counted as a gold passage never retrieved (R@k below 100, "
+                    f"{gold['with_unmatched']} of {gold['questions']} questions "
+                    f"name{'s' if gold['with_unmatched'] == 1 else ''} {plural(int(gold['unmatched_passages']), 'gold passage')} "
+                    "this workspace lacks, each counted as a gold passage never retrieved (R@k below 100, "
                     f"never “ok”) — {per}{more}."))
     return out
 

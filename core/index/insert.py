@@ -117,7 +117,7 @@ class InsertResult:
         dup = "; " + "; ".join(said) if said else ""
         if not self.added:
             return f"Nothing was added: every passage is already in the workspace{dup}. The workspace is unchanged."
-        emb = ", ".join(f"{n} {k}" for k, n in self.embedded.items())
+        emb = ", ".join(plural(n, k[:-1] if k.endswith("s") else k) for k, n in self.embedded.items())  # "1 chunk"
         return (f"Added {plural(len(self.added), 'passage')}{dup}: {plural(self.triples, 'triple')}, "
                 f"{plural(self.new_nodes, 'new node')}, {plural(self.new_edges, 'new edge')}"
                 + (f"; embedded {emb}" if emb else "") + f" in {self.seconds:.1f} s."
@@ -388,7 +388,7 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
 def _notes(path: Path, old: Workspace, res: ExtractionResult, *, kept_vectors: bool) -> tuple[str, ...]:
     notes = []
     if res.failed:
-        notes.append(f"Triple extraction failed for {len(res.failed)} added passage(s) (the extractor's output stayed "
+        notes.append(f"Triple extraction failed for {plural(len(res.failed), 'added passage')} (the extractor's output stayed "
                      "unusable), so they have no triples. Failures are not cached: rebuild the workspace with all its "
                      "files (egx index ... --overwrite) to retry just those.")
     # the methods' own folders belong to the old graph (Method.artifacts); ``index/extra`` vectors are carried stale

@@ -84,6 +84,11 @@ def test_page_compares_rankings_on_the_demo(home: Path) -> None:
     assert share is not None, caps
     got, nodes = int(share[1].replace(",", "")), int(share[2].replace(",", ""))
     assert got == want > 0 and nodes >= got and float(share[4]) == pytest.approx(10 * want / nodes, abs=0.05)
+    # the node graph's edges are the KG's linked pairs, fewer than the Data page's edge count: said where they differ
+    g = ws.graph
+    m = re.search(r"([\d,]+) nodes, ([\d,]+) edges( \(linked node pairs: the KG's ([\d,]+) edges)?", caps)
+    assert m is not None, caps
+    assert (m[3] is not None) == (int(m[2].replace(",", "")) < g.n_edges), caps
     # gold is rare here: no warning that the ✓ column tells nothing (that is for a graph mostly gold)
     assert got / nodes <= 1 / 3 and not [w for w in at.warning if "Most of this graph is gold" in w.value]
     # TR / MissTR over nodes (gold nodes = nodes of gold passages), R@10 over the mapped passages

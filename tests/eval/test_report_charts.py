@@ -22,7 +22,8 @@ def test_failure_chart_counts_only_questions_whose_gold_evidence_was_lost():
     assert fig.layout.showlegend is True  # one stage: its legend still names it (plotly hides a one-trace legend)
     bar = fig.data[0]
     assert list(bar.y) == [0, 2]
-    assert list(bar.x) == ["hipporag2<br>+6 retrieved,<br>answer missed", "dense<br>+4 retrieved,<br>answer missed"]
+    assert list(bar.x) == ["hipporag2<br>+6 retrieved,<br>answer wrong<br>or partly right",
+                           "dense<br>+4 retrieved,<br>answer wrong<br>or partly right"]
     assert ("not counted: 10 runs (question × method) retrieved every gold passage and missed at the answer"
             in fig.layout.title.text)
     # counts of questions: whole-number ticks (an audit read 0.5 and 1.5); a paper's name breaks before its registry

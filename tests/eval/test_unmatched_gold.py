@@ -109,7 +109,7 @@ def test_a_misspelt_gold_title_lowers_recall_and_is_said_in_every_view(demo, tmp
     assert rows["typo"][UNMATCHED] == "1 of 2 gold passages is not in the workspace ('Albert Einstien')"
     assert rows["typo"]["R@5"] == "50.0" and rows["clean"][UNMATCHED] == ""
     report = (out / REPORT).read_text(encoding="utf-8")
-    assert ("**Gold not in the workspace**: 2 of 3 questions name 2 gold passage(s) this workspace lacks, each "
+    assert ("**Gold not in the workspace**: 2 of 3 questions name 2 gold passages this workspace lacks, each "
             "counted as a gold passage never retrieved") in report
     assert "typo: 1 of 2 gold passages is not in the workspace ('Albert Einstien')" in report
 
@@ -137,3 +137,12 @@ def test_the_wording_counts_and_cuts_long_lists(n, total, text):
 
     assert unmatched_note([f"T{i}" for i in range(n)], total) == text
     assert unmatched_note([], 3) == ""
+
+
+def test_one_question_with_one_unmatched_gold_passage_reads_in_the_singular():
+    """An audit read "1 of 12 questions name 1 gold passage(s) this workspace lacks"."""
+    from core.eval.run_notes import run_note_items
+
+    items = dict(run_note_items({"gold": {"with_unmatched": 1, "questions": 12, "unmatched_passages": 1,
+                                          "unmatched": {"q12": "1 of 1 gold passage is not in the workspace"}}}))
+    assert items["Gold not in the workspace"].startswith("1 of 12 questions names 1 gold passage this workspace lacks")

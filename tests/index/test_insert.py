@@ -426,3 +426,12 @@ def test_the_recorded_embedding_rate_is_what_an_add_timed_not_the_whole_index(tm
     add_documents(tmp_path / "ws", [corpus(tmp_path / "in" / "c.jsonl", more)])
     chunks = next(b for b in Workspace.open(tmp_path / "ws").meta.index_builds if b["kind"] == "chunks")
     assert chunks["items"] == 11  # what this add embedded, not the index's 24 rows
+
+
+def test_the_add_message_counts_in_the_singular_where_one():
+    """An audit read "embedded 4 nodes, 15 edges, 1 chunks"."""
+    from core.index.insert import InsertResult
+
+    said = InsertResult(None, ("p9",), (), new_nodes=4, new_edges=15, triples=6,
+                        embedded={"nodes": 4, "edges": 15, "chunks": 1}, seconds=3.5).summary()
+    assert "embedded 4 nodes, 15 edges, 1 chunk in 3.5 s" in said and "Added 1 passage" in said, said
