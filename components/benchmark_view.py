@@ -297,7 +297,8 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
     # A run name that is running already is refused, never joined: its settings may not be these.
     key = f"bench:{out_dir.name}"
     try:
-        jobs_view.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False).wait(
+        jobs_view.jobs().submit(key, f"Benchmark “{out_dir.name}”", work, kind="bench", join=False,
+                                extra={WORKSPACE_EXTRA: ws.name}).wait(
             jobs_view.inline_wait(3.0))
     except JobBusyError as exc:
         st.error(md_escape(error_text(exc)))
@@ -308,6 +309,25 @@ def _launch(act: Active, choice: Choice, out_dir: Path, backends: Backends, judg
         # another session counted it. One rerun draws them with it (and the Run button disabled).
         st.rerun()
 
+
+
+#: The benchmark job's label naming its workspace (:func:`others_here`; workspaces are listed for everyone).
+WORKSPACE_EXTRA = "workspace"
+
+
+def others_here(workspace: str, others: list[Job]) -> str:
+    """A note where other sessions run a benchmark of ``workspace`` now ("" where none): anonymous — how many and
+    for how long, never their run names — as the sidebar's folded list is; an audit's second user saw nothing of
+    the first's running benchmark on the same workspace, the estimate counting nothing for it."""
+    from core.eval.estimate import duration
+
+    here = [j for j in others if j.kind == "bench" and j.extra.get(WORKSPACE_EXTRA) == workspace]
+    if not here:
+        return ""
+    longest = max(j.status().elapsed for j in here)
+    return (f"{'Another session is' if len(here) == 1 else f'{len(here)} other sessions are'} running a benchmark of "
+            f"this workspace now (for {duration(longest)}). It shares the CPU: a run started now takes longer than "
+            "the estimate says. Its figures stay its own; yours are compared on your run's report.")
 
 
 #: Why "Run benchmark" is disabled while this session's benchmark runs: a second run would share the CPU with it.
@@ -568,6 +588,9 @@ def run_panel(act: Active) -> None:
             (st.warning if left.keep_trained else st.info)(st_note, icon=":material/school:")
         eligible = sum(1 for q in questions if q.gold_chunks and q.id not in left.excluded)
         estimate_caption(act, methods, min(limit, eligible), judge_name)
+    beside = others_here(ws.name, jobs_view.my_jobs()[1])
+    if beside:
+        st.info(md_escape(beside), icon=":material/group:")
     running = _running_bench()
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                         disabled=bool(running) or not (methods and n_gold and run_name.strip() and budget),

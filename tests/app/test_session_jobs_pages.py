@@ -237,3 +237,27 @@ def test_old_finished_jobs_fold_under_one_expander_and_go_with_one_click(home: P
         assert "Dense on a running question" in text and not any(t in text for t in titles), text
     finally:
         hold.set()
+
+
+def test_the_benchmark_page_says_another_session_benchmarks_this_workspace(home: Path) -> None:
+    """An audit's second user opened the Benchmark page of a workspace the first was benchmarking and saw nothing of
+    it (the estimate counted nothing for it): a note, anonymous — how many and for how long, no run name."""
+    from components.benchmark_view import WORKSPACE_EXTRA
+    from tests.app.browser_support import open_app_page
+
+    at = open_app_page("pages/benchmark.py", timeout=120)
+    assert not [i for i in at.info if "running a benchmark of this workspace" in i.value]
+    hold = threading.Event()
+    job = jobs_view.jobs().submit("bench:secret-run", "Benchmark “secret-run”", lambda j: hold.wait(30), kind="bench",
+                                  session="another-session", extra={WORKSPACE_EXTRA: "demo"})
+    other = jobs_view.jobs().submit("bench:elsewhere", "Benchmark “elsewhere”", lambda j: hold.wait(30),
+                                    kind="bench", session="another-session", extra={WORKSPACE_EXTRA: "musique"})
+    try:
+        at.run(timeout=120)
+        said = [plain(i.value) for i in at.info if "running a benchmark of this workspace" in i.value]
+        assert len(said) == 1 and said[0].startswith("Another session is running a benchmark of this workspace now"), said
+        assert "secret-run" not in said[0]
+    finally:
+        hold.set()
+        job.wait(5)
+        other.wait(5)
