@@ -6,10 +6,10 @@ local 1.5B model, replayed) with the embedder and reranker those runs were recor
 paper's Keanu Reeves question. Each step (:data:`STEPS`) is one page of the BubbleRAG pipeline —
 anchor grouping → bubble expansion → ranking and reasoning → answer → HippoRAG 2 (the baseline) → Compare — first
 for the Keanu question, then FastInsight's GRanker, SG-RAG's subgraph matching and ReG's evidence chains on that
-question (each recorded for it; GRanker first on the paper's "Find an ML expert.", where smoothing lifts the gold
-answer, then on the Keanu question, where it does not; SG-RAG first on the Lothair II question without an LLM, then on
-the Keanu question with the recorded model's query graph: :attr:`TourStep.llm`), then BubbleRAG's pages for the
-Lothair II question, then Compare on a third question; :func:`bar`, drawn under each of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
+question (each recorded for it; the recorded model's SG-RAG query graph swaps its UNKs), then GRanker on the paper's
+"Find an ML expert.", where smoothing lifts the gold answer, then SG-RAG without an LLM on the Lothair II question,
+where the rule-based query graph finds it (:attr:`TourStep.llm`), then BubbleRAG's pages for the Lothair II question,
+then Compare on a third question: each question's steps together, four questions, three changes; :func:`bar`, drawn under each of those pages' titles, is one sticky line (step, Back, Next, More with what the stage does and what to look
 at, Leave), and :func:`lesson_ui`, under Ask's answer and atop Compare, says what the runs shown teach
 (:mod:`core.eval.lesson`: computed from them, never written by hand).
 
@@ -176,75 +176,43 @@ STEPS: tuple[TourStep, ...] = (
              "as the **Answer budget** line above the table says. It is a cap, not a hand-out: the passage methods "
              "fill it, while BubbleRAG, SG-RAG and ReG hand over what their own evidence holds, often fewer (the "
              "table's ctx chunks). Pick “own” there for each paper's own budget (5 passages for dense). One question is no result: the Benchmark gives figures with 95 % intervals over "
-             "many questions. Next opens the other three papers' pages: FastInsight on its paper's own example first, then "
-             "each on the same question.",
+             "many questions. Next opens the other three papers' pages on the same question (FastInsight's GRanker, "
+             "SG-RAG, ReG), then GRanker on FastInsight's own example and SG-RAG without an LLM on the Lothair "
+             "question.",
              lesson=True,
              brief="The lesson at the top (where the gold passages ranked, who answered right), then each method's "
                    "verdict."),
-    TourStep("pages/granker.py", ML_EXPERT, "§3.3–§3.4, §4.2.2",
+    TourStep("pages/granker.py", KEANU, "§3.3–§3.4",
              "FastInsight retrieves the graph's nodes in rounds: a vector search first, then STeX adds the "
              "unretrieved neighbours that are both similar to the question and structurally important. After every "
              "round GRanker reranks the candidates with the cross-encoder's features smoothed over the graph, "
              "H′ = (1−α)H + αPH, so a node borrows evidence from its retrieved neighbours; the ranked KG nodes lead "
-             "to their passages, which the LLM answers from. The paper's Example 1, “Find an ML expert.”, shows "
-             "why: “ML” matches machine learning and medical laboratory alike, so the plain reranker, scoring each "
-             "node on its own text, puts the medical-laboratory nodes first.",
+             "to their passages, which the LLM answers from. Smoothing is no free lift: a node borrows whatever its "
+             "neighbours hold, relevant or not.",
              "The two columns rank the same candidate KG nodes with the same reranker: plain (left) and GRanker "
-             "(α = 0.2, the paper's, right), with each node's rank shift; ✓ marks the gold nodes. Where does Geoffrey "
-             "Hinton (the gold answer) rank in each, and which machine-learning nodes rose with him, lifted by "
-             "relevant neighbours? Not every gold node rises: the lesson above the columns names each gold node's "
-             "two ranks, up and down. The medical-laboratory nodes keep the top of both columns: they are a cluster "
-             "of their own, neighbours of one another. Be plain with the class: at the paper's α the lift here is "
-             "small (Hinton 5 → 4, deep learning 9 → 6), and on MuSiQue this app measures no gain of FastInsight "
-             "over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 questions, benchmarks/README.md) where the "
-             "paper reports one on its corpora. Move the α slider to 0.5: deep learning (9 → 4) and Yoshua Bengio "
-             "(8 → 5) rise, the mechanism made visible. Next shows the same two rankings on the tour's question.",
-             brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α = 0.2 (a small lift; on a "
-                   "multi-hop benchmark this app measures none). Move α to 0.5: deep learning 9 → 4 and Bengio 8 → 5 "
-                   "rise.",
+             "(α = 0.2, the paper's, right), with each node's rank shift; ✓ marks the gold nodes. Did smoothing lift "
+             "them or push them down? It helps a node whose ranked neighbours are relevant and pulls it down when "
+             "they are not (a cluster of other films can outrank the one asked about). The lesson above the columns "
+             "names each gold node's two ranks; the caption above the columns lists the passages the ranking leads "
+             "to, and the tabs below replay the STeX rounds. After SG-RAG and ReG, the tour comes back here for the "
+             "paper's own example, where smoothing helps.",
+             brief="Plain ranking (left) beside GRanker at the paper's α = 0.2 (right): do the ✓ gold nodes move up "
+                   "or down, and which neighbours pulled them? Then the passages the ranking leads to.",
              paper="FastInsight", lesson=True),
-    TourStep("pages/granker.py", KEANU, "§3.4",
-             "The same two rankings on the tour's question, at the same α = 0.2: each candidate node's cross-encoder "
-             "features smoothed with those of its retrieved neighbours (H′ = (1−α)H + αPH). Smoothing is no free "
-             "lift: a node borrows whatever its neighbours hold, relevant or not.",
-             "Did smoothing lift the ✓ gold nodes or push them down? It helps a node whose ranked neighbours are "
-             "relevant and pulls it down when they are not (a cluster of other films can outrank the one asked "
-             "about). The lesson above the columns names each gold node's two ranks; the caption above the columns "
-             "lists the passages the ranking leads to, and the tabs below replay the STeX rounds.",
-             brief="The same two rankings on the Keanu question: do the ✓ gold nodes move up or down, and which "
-                   "neighbours pulled them? Then the passages the ranking leads to.",
-             paper="FastInsight", lesson=True),
-    TourStep("pages/subgraph.py", LOTHAIR, "§4",
-             "SG-RAG turns the question into a query graph whose UNK nodes stand for what is asked (an LLM writes it "
-             "with the Table 12 prompt); its entities are mapped onto the graph's nodes (Algorithm 3), the query "
-             "graph is cut into paths that are completed through an index pruned by the dominance model, and the "
-             "exact matches are assembled into subgraphs. This step runs without an LLM (the sidebar's LLM is "
-             "“none” on it; Next puts the recorded LLM back), so the query graph is SG-RAG's rule-based one: the "
-             "entity the question names, Lothair II, joined through a bridge UNK (his mother, whom the question does "
-             "not name) to the asked-for UNK (her death date). Its two-hop path is completed through the path "
-             "index, each exact match is a subgraph, and without an LLM the answer is the best-scoring sentence of "
-             "the matched subgraphs' passages (an LLM chooses among the matches' bindings, Table 15 prompt).",
-             "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
-             "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
-             "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
-             "two-hop path from Lothair II matches; the section opens on the match the answer was read from, whose "
-             "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
-             "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date. Next: the "
-             "recorded model's own query graph, on the Keanu question.",
-             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
-                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
-             paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/subgraph.py", KEANU, "§4",
-             "The same pipeline with the recorded 1.5B model writing the query graph (Table 12 prompt) and choosing "
-             "the answer among the matches' bindings (Table 15 prompt). Exact matching is only as good as the query "
-             "graph it matches: an UNK put where the question does not put it binds to the wrong nodes, however "
-             "exactly.",
+             "SG-RAG turns the question into a query graph whose UNK nodes stand for what is asked, here written by "
+             "the recorded 1.5B model (Table 12 prompt); its entities are mapped onto the graph's nodes (Algorithm "
+             "3), the query graph is cut into paths that are completed through an index pruned by the dominance "
+             "model, the exact matches are assembled into subgraphs, and the model chooses the answer among the "
+             "matches' bindings (Table 15 prompt). Exact matching is only as good as the query graph it matches: "
+             "an UNK put where the question does not put it binds to the wrong nodes, however exactly.",
              "Section 1: the query graph the model built — its table says what each UNK stands for. Is it wired "
              "as the question is (both actors joined to the movie, the villain to the movie)? A small model can "
              "swap the roles, making the villain the hub between the actors. Section 5: a matched subgraph beside "
              "the query graph (same colour = mapped node) and its node table: which graph node did each UNK "
              "become? Section 6: the answer and the other UNK bindings under it. The question asks who played the "
-             "villain: is the answer the actor, or the character?",
+             "villain: is the answer the actor, or the character? Later the same pipeline runs without an LLM, on the "
+             "Lothair question, where SG-RAG's rule-based query graph finds the answer.",
              brief="§1: the query graph — is each UNK where the question puts it? §5: the node each UNK became (a "
                    "swapped movie and villain shows there); §6: the answer — the actor, or the character?",
              paper="SG-RAG", lesson=True),
@@ -263,8 +231,45 @@ STEPS: tuple[TourStep, ...] = (
                    "actor ← The Matrix ← villain ← villain's actor (← : read back from the actor), or did merging "
                    "drop the film?",
              paper="ReG", lesson=True),
+    TourStep("pages/granker.py", ML_EXPERT, "§3.3–§3.4, §4.2.2",
+             "Back to GRanker, on FastInsight's own Example 1, “Find an ML expert.”, which shows why it smooths: "
+             "“ML” matches machine learning and medical laboratory alike, so the plain reranker, scoring each node "
+             "on its own text, puts the medical-laboratory nodes first; smoothed over the graph "
+             "(H′ = (1−α)H + αPH), a node borrows evidence from its retrieved neighbours.",
+             "The same two columns as on the Keanu question: plain (left) and GRanker (α = 0.2, the paper's, "
+             "right), with each node's rank shift; ✓ marks the gold nodes. Where does Geoffrey "
+             "Hinton (the gold answer) rank in each, and which machine-learning nodes rose with him, lifted by "
+             "relevant neighbours? Not every gold node rises: the lesson above the columns names each gold node's "
+             "two ranks, up and down. The medical-laboratory nodes keep the top of both columns: they are a cluster "
+             "of their own, neighbours of one another. Be plain with the class: at the paper's α the lift here is "
+             "small (Hinton 5 → 4, deep learning 9 → 6), and on MuSiQue this app measures no gain of FastInsight "
+             "over plain reranking (node R@10 −0.8 [−3.8, +1.8], 50 questions, benchmarks/README.md) where the "
+             "paper reports one on its corpora. Move the α slider to 0.5: deep learning (9 → 4) and Yoshua Bengio "
+             "(8 → 5) rise, the mechanism made visible.",
+             brief="The ✓ gold nodes: Geoffrey Hinton rises only 5 → 4 at the paper's α = 0.2 (a small lift; on a "
+                   "multi-hop benchmark this app measures none). Move α to 0.5: deep learning 9 → 4 and Bengio 8 → 5 "
+                   "rise.",
+             paper="FastInsight", lesson=True),
+    TourStep("pages/subgraph.py", LOTHAIR, "§4",
+             "The same SG-RAG pipeline, now without an LLM, on the Lothair question (the sidebar's LLM is “none” on "
+             "this step; Next puts the recorded LLM back): where the recorded model wrote the Keanu question's "
+             "query graph, here SG-RAG's rule-based one stands in: the entity the question names, Lothair II, joined through a bridge UNK (his mother, whom the question does "
+             "not name) to the asked-for UNK (her death date). Its two-hop path is completed through the path "
+             "index, each exact match is a subgraph, and without an LLM the answer is the best-scoring sentence of "
+             "the matched subgraphs' passages (an LLM chooses among the matches' bindings, Table 15 prompt).",
+             "No LLM on this step: the rule-based query graph. Section 1: Lothair II, a bridge UNK and the asked-for "
+             "UNK, as the question puts them. Section 4: the bridge's candidates, the mother Ermengarde of Tours among "
+             "Lothair II's other neighbours. Section 5: the exact matches — the edges carry no relation, so every "
+             "two-hop path from Lothair II matches; the section opens on the match the answer was read from, whose "
+             "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
+             "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date. Next: BubbleRAG's "
+             "pages on the same question.",
+             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
+                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
+             paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
-             "“Lothair II's mother” is never named: the paper's Example 4 rewrites the vague keyword “mother” "
+             "BubbleRAG's pages again, on the question SG-RAG just answered without an LLM. “Lothair II's mother” "
+             "is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
              "and expects weights of about 0.5 for Lothair II, 0.3 for mother and 0.2 for the death date.",
              "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the group weights — the model's "
@@ -307,7 +312,7 @@ STEPS: tuple[TourStep, ...] = (
                    "wrong answers are wrong**)."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
-             "differs, now that most of its answers are right, from the two questions before.",
+             "differs, now that most of its answers are right, from the Keanu and Lothair questions.",
              "The lesson at the top of the page: where the gold passages ranked in the methods that answered "
              "right, and "
              "what the others answered instead. **Finish** puts your own workspace and LLM back.", lesson=True,
@@ -540,9 +545,10 @@ QUESTION_NAMES = {KEANU: "Keanu question", LOTHAIR: "Lothair question", ML_EXPER
 def question_change(i: int) -> str:
     """What the "Look at" line of step ``i`` says first where the step's question is not the previous step's: "Now the
     Lothair question" (a question the tour has not asked before) or "Back to the Keanu question"; "" on the first step
-    and where the question stays. An audit's class saw the question jump Keanu → Lothair (step 9) → Keanu (10–11) →
-    Lothair (12–16) with nothing on screen saying so but the bar's two words; the order stays (SG-RAG's matching
-    shown working without an LLM before the recorded model's query graph fails, as the steps' texts tell it)."""
+    and where the question stays. An audit's class saw the question jump Keanu → ML expert → Keanu → Lothair → Keanu
+    → Lothair → second wife with nothing on screen saying so but the bar's two words; two audits later wanted the jumps
+    gone, and each question's steps now come together (Keanu → ML expert → Lothair → second wife), so every change
+    is to a new question ("Back to" stays for an order that returns to one)."""
     if i <= 0 or STEPS[i].question == STEPS[i - 1].question:
         return ""
     q = STEPS[i].question
@@ -1137,10 +1143,10 @@ def home_panel() -> None:
         st.subheader("Guided demo")
         st.markdown("For a class: BubbleRAG's pipeline one stage per click — anchor grouping, bubble expansion, "
                     "ranking and reasoning, the answer, the HippoRAG 2 baseline, then every method compared — on the "
-                    "paper's Keanu Reeves question, with FastInsight's GRanker, SG-RAG's subgraph matching (and once "
-                    "without an LLM, where its rule-based query graph finds the answer) and ReG's evidence chains on "
-                    "it too, then on “When did Lothair II's mother die?”, and last every method on a third "
-                    "question; under each answer, what the runs teach: where the gold passages ranked, where a "
+                    "paper's Keanu Reeves question, with FastInsight's GRanker, SG-RAG's subgraph matching and ReG's "
+                    "evidence chains on it too; then GRanker on FastInsight's own example (“Find an ML expert.”), "
+                    "SG-RAG without an LLM (its rule-based query graph finds the answer) and BubbleRAG's pages on "
+                    "“When did Lothair II's mother die?”, and last every method on a third question; under each answer, what the runs teach: where the gold passages ranked, where a "
                     "wrong answer came from, what none mode (no LLM) quotes.")
         st.caption("It switches to the demo workspace and the recorded LLM (real runs of the local "
                    "Qwen2.5-Coder-1.5B model, replayed instantly, with the models they were recorded with). "

@@ -66,12 +66,12 @@ def test_every_look_at_line_fits_two_lines_and_the_whole_text_stays_in_its_toolt
 
 
 def test_the_look_at_line_says_where_the_question_changes():
-    """An audit's class saw the question jump Keanu → Lothair (step 9) → Keanu (10–11) → Lothair (12–16) with only the
-    bar's two words saying so: the "Look at" line of a step whose question is not the previous step's says first
-    "Now the … question" (a new one) or "Back to the … question" (one asked before); the other steps say nothing."""
+    """An audit's class saw the question jump with only the bar's two words saying so: the "Look at" line of a step
+    whose question is not the previous step's says first "Now the … question" (a new one) or "Back to the … question"
+    (one asked before); the other steps say nothing. With each question's steps together, every change is to a new
+    question."""
     said = {i + 1: tour.question_change(i) for i in range(len(tour.STEPS)) if tour.question_change(i)}
-    assert said == {7: "Now the ML-expert question", 8: "Back to the Keanu question", 9: "Now the Lothair question",
-                    10: "Back to the Keanu question", 12: "Back to the Lothair question",
+    assert said == {10: "Now the ML-expert question", 11: "Now the Lothair question",
                     17: "Now the second-wife question"}, said
     for i, s in enumerate(tour.STEPS):
         change = tour.question_change(i)
@@ -80,6 +80,45 @@ def test_the_look_at_line_says_where_the_question_changes():
         assert shown == (f"{change} · " if change else "") + f"Look at: {s.look_line.replace('**', '')}", i
         # with it the line still fits two lines at 1440 px (measured in Chromium: step 12's 254 characters do)
         assert len(shown) <= tour.BRIEF_MAX + 40, (i, len(shown))
+
+
+def test_each_questions_steps_come_together_in_the_order_the_audits_asked():
+    """Two audits (a lecturer −0.4) found the question jumping Keanu → ML expert → Keanu → Lothair → Keanu → Lothair →
+    second wife (six changes): each question's steps now come together, three changes for four questions. BubbleRAG's
+    pages, HippoRAG 2, Compare, then GRanker, SG-RAG (the recorded model's query graph) and ReG on the Keanu question;
+    GRanker on FastInsight's own example; SG-RAG without an LLM beside BubbleRAG's Lothair steps; Compare last."""
+    order = [(s.page.removeprefix("pages/").removesuffix(".py"), s.question, s.llm) for s in tour.STEPS]
+    k, m, lo, j, rec = tour.KEANU, tour.ML_EXPERT, tour.LOTHAIR, tour.JUDITH, tour.LLM
+    assert order == [("bubble_anchors", k, rec), ("bubble_expansion", k, rec), ("bubble_ranking", k, rec),
+                     ("bubble_ask", k, rec), ("hipporag2", k, rec), ("compare", k, rec), ("granker", k, rec),
+                     ("subgraph", k, rec), ("evidence_chains", k, rec), ("granker", m, rec), ("subgraph", lo, "none"),
+                     ("bubble_anchors", lo, rec), ("bubble_expansion", lo, rec), ("bubble_ranking", lo, rec),
+                     ("bubble_ask", lo, rec), ("compare", lo, rec), ("compare", j, rec)], order
+    changes = sum(a.question != b.question for a, b in zip(tour.STEPS, tour.STEPS[1:]))
+    assert changes == len({s.question for s in tour.STEPS}) - 1 == 3
+
+
+def test_the_steps_texts_tell_the_order_they_are_in():
+    """The texts that pointed at the next or the previous step were written for the old order ("Next: the recorded
+    model's own query graph, on the Keanu question", "The same pipeline with the recorded 1.5B model…", "Next shows
+    the same two rankings on the tour's question"): the first step of each method introduces it, the later one says
+    it comes back, and Home's description of the tour follows the order."""
+    import inspect
+
+    (g_keanu,) = _steps("pages/granker.py", tour.KEANU)
+    (g_ml,) = _steps("pages/granker.py", tour.ML_EXPERT)
+    (sg_keanu,) = _steps("pages/subgraph.py", tour.KEANU)
+    (sg_lothair,) = _steps("pages/subgraph.py", tour.LOTHAIR)
+    assert "FastInsight retrieves the graph's nodes in rounds" in g_keanu.what and "Plain ranking (left)" in g_keanu.look_line
+    assert g_ml.what.startswith("Back to GRanker") and "tour's question" not in g_ml.look
+    assert sg_keanu.what.startswith("SG-RAG turns the question into a query graph") and "same pipeline" not in \
+        sg_keanu.what and "without an LLM" in sg_keanu.look
+    assert sg_lothair.what.startswith("The same SG-RAG pipeline, now without an LLM") and "Keanu" not in \
+        sg_lothair.look
+    (compare,) = _steps("pages/compare.py", tour.KEANU)
+    assert "own example first" not in compare.look and "on the same question (FastInsight's GRanker" in compare.look
+    home = inspect.getsource(tour.home_panel)
+    assert "SG-RAG's subgraph matching (and once" not in home and "then GRanker on FastInsight's own example" in home
 
 
 def test_the_weights_steps_are_true_whether_the_model_or_the_rule_gave_the_weights():
