@@ -62,13 +62,27 @@ def _recorded_models() -> dict[str, str]:
         return {}
 
 
-def _tour_backends(act: Any, models: dict[str, str]) -> bool:
-    """Whether the sidebar holds the tour's choices: the demo workspace, the recorded LLM and the ``models`` its
-    runs were recorded with."""
-    if act.workspace.name != tour.WORKSPACE or act.llm_name != tour.LLM or not models:
+def _tour_backends(act: Any, models: dict[str, str], llm: str = tour.LLM) -> bool:
+    """Whether the sidebar holds the tour's choices: the demo workspace, the LLM ``llm`` (the recorded one, or the
+    current step's: ``none`` on SG-RAG's step without an LLM) and the ``models`` its runs were recorded with."""
+    if act.workspace.name != tour.WORKSPACE or act.llm_name != llm or not models:
         return False
     return act.embedder_name == models.get("embedder", act.embedder_name) and \
         act.reranker_name == models.get("reranker", act.reranker_name)
+
+
+def _step_backends(act: Any, llm: str) -> Any:
+    """The sidebar's backends with the LLM ``llm``, the next step's: the step before BubbleRAG's Lothair pages runs
+    SG-RAG without an LLM (its sidebar on ``none``), and the next step's recorded runs are fetched with the recorded
+    LLM, as that step's sidebar will hold it (the same run key: the LLM's name and model, and the cache switch)."""
+    if act.llm_name == llm:
+        return act.backends
+    import dataclasses
+
+    from components import resources
+
+    cache = st.session_state.get(S.LLM_CACHE)
+    return dataclasses.replace(act.backends, llm=resources.llm(llm, cache=cache if isinstance(cache, bool) else None))
 
 
 def after_page() -> int:
@@ -89,14 +103,17 @@ def after_page() -> int:
     act = st.session_state.get(S.ACTIVE)  # what the sidebar resolved for this run (components.sidebar.active)
     if nxt >= len(tour.STEPS) or act is None:
         return 0
-    if not _tour_backends(act, t.models if t is not None else _recorded_models()):
+    if not _tour_backends(act, t.models if t is not None else _recorded_models(),
+                          tour.STEPS[t.step].llm if t is not None else tour.LLM):
         if t is None:  # Home on other choices: load the tour's models ahead instead
             warm_models()
         return 0
+    wanted = step_runs(nxt)
+    backends = _step_backends(act, tour.STEPS[nxt].llm) if wanted else act.backends
     started = 0
-    for method, config in step_runs(nxt):
+    for method, config in wanted:
         try:
-            started += runs.prefetch(METHODS[method], act.workspace, act.key, act.backends, tour.STEPS[nxt].question,
+            started += runs.prefetch(METHODS[method], act.workspace, act.key, backends, tour.STEPS[nxt].question,
                                      config)  # type: ignore[arg-type]
         except EgxError:  # a run that cannot start says so when its page asks for it
             continue

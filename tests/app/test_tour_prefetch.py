@@ -72,3 +72,32 @@ def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Pa
     assert prefetch.warm_models() is False  # once per server
     sidebar = plain(" ".join(str(e.value) for kind in ("markdown", "caption") for e in at.sidebar.get(kind)))
     assert "demo's models" not in sidebar  # unlisted
+
+
+@pytest.mark.slow
+def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path) -> None:
+    """SG-RAG's step without an LLM (its sidebar on "none") now comes right before BubbleRAG's Lothair pages (two
+    audits: the question jumped Lothair → Keanu → Lothair around it): on it, the next step's recorded BubbleRAG run
+    is fetched ahead with the recorded LLM that step's sidebar will hold (it fetched nothing off the recorded LLM),
+    and the next page joins it."""
+    (i,) = [j for j, s in enumerate(tour.STEPS) if s.llm == "none"]
+    assert tour.STEPS[i + 1].llm == tour.LLM and step_runs(i + 1) == [("bubblerag", None)]
+    question = tour.STEPS[i + 1].question
+    at = _ok(app().run())
+    _ok(at.button(key=S.sub(S.TOUR, "start")).click().run())
+    at.session_state[S.TOUR].step = i - 1  # the step before: "Back to step i" on the page the tour opened
+    _ok(at.run())
+    _ok(at.button(key=S.sub(S.TOUR, "resume")).click().run())
+    assert at.session_state[S.TOUR].step == i - 1
+    assert not [k for k in _method_jobs(question) if '"bubblerag"' in k]
+    _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    assert at.session_state[S.TOUR].step == i and at.session_state[S.LLM] == "none"
+    ahead = [j for j in jobs_view.jobs().jobs()
+             if j.extra.get(jobs_view.PREFETCH) and j.key.startswith("method:") and question in j.key
+             and '"bubblerag"' in j.key]
+    assert len(ahead) == 1 and "recorded" in ahead[0].key, [j.key for j in ahead]
+    assert ahead[0].wait(300) and ahead[0].status().state == "done", ahead[0].status()
+    before = _method_jobs(question)
+    _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    assert at.session_state[S.TOUR].step == i + 1 and at.session_state[S.LLM] == tour.LLM
+    assert _method_jobs(question) == before  # the Lothair anchors page joined the fetched run
