@@ -89,3 +89,14 @@ def gapped_objects(m: Any, verb: Any, subjects: list[tuple[str, str]], phrase: s
                 tail = m.mention(p)
                 for s in m.date_holders(verb, prep, tail, subjects, [obj]):
                     m.add(s, f"{phrase} {prep.lower_}", tail)
+
+
+def named_members(noun: Any) -> list[Any]:
+    """The names joined to the first one in apposition to a plural noun: "founded by the brothers Anselm Teskel and
+    Joram Teskel" (the noun stands for Anselm Teskel) names Joram Teskel too, who took no edge (an audit). Only a
+    plural common noun with a proper noun in apposition right after it, and the proper nouns joined to that one."""
+    if noun.tag_ != "NNS":
+        return []
+    name = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN" and c.left_edge.i == noun.i + 1),
+                None)
+    return [] if name is None else [c for c in name.conjuncts if c.i > name.i and c.pos_ == "PROPN"]

@@ -138,7 +138,7 @@ class _Piece(_Mentions):
 
     @staticmethod
     def _conjuncts(tok: Any) -> list[Any]:
-        return [tok, *[c for c in tok.conjuncts if c.i > tok.i]]
+        return [tok, *[c for c in tok.conjuncts if c.i > tok.i], *lists.named_members(tok)]
 
     def verb_phrase(self, verb: Any) -> str:
         words = [verb.lower_]

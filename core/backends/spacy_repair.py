@@ -36,6 +36,8 @@ Attachments the small parser gets wrong in a list are mended in the parse before
   after her" gave "Harvoy · is · Castemar Row" and "Harvoy · street named in · 1951" (an audit). The name is the
   noun's, and so is a building ("The company's headquarters in Dovrecka, a brick warehouse …": an audit's "Dovrecka ·
   is · brick warehouse") (:func:`_named_thing_in_place`).
+- "works" after a noun read as a verb: "built a new bell works at Fallowgate" gave "built · new bell" (an audit); it
+  is the noun, a factory (:func:`_works_noun`).
 
 Heads are changed in place (spaCy's ``Token.head``), each within the span the parser already gave the list, so the
 parse stays projective and the noun chunks follow the new heads.
@@ -306,7 +308,33 @@ def mend_attachments(doc: Any) -> Any:
         _listed_verbs(tok)
         _nearest_relative(tok)
         _named_thing_in_place(tok)
+        _works_noun(tok)
     return doc
+
+
+def _works_noun(works: Any) -> None:
+    """"built a new bell works at Fallowgate": ``works`` (the parser's verb, "bell" the object) is the noun, a
+    factory, and the word before it its compound, so the object is "new bell works" (an audit's "built · new bell" and
+    "X · works at · Fallowgate" from "closed the bell works at Fallowgate"). Only "works" right after a singular noun
+    with an article or possessive of its own that is a verb's object, or its subject where "works" is no main verb of
+    its own but a conjunct or complement of a past-tense verb ("took over X, and with it the bell works at Y")."""
+    if works.lower_ != "works" or works.tag_ != "VBZ" or works.i == 0:
+        return
+    noun = works.doc[works.i - 1]
+    if noun.tag_ not in ("NN", "NNP") or not any(c.dep_ in ("det", "poss") for c in noun.children):
+        return
+    if noun.dep_ == "nsubj" and noun.head.i == works.i:
+        if works.dep_ not in ("conj", "ccomp") or works.head.tag_ != "VBD":
+            return
+        head, dep = works.head, "dobj" if works.dep_ == "ccomp" else "conj"
+    elif noun.dep_ in ("dobj", "pobj") and noun.head.i != works.i and works.head.i == noun.head.i:
+        head, dep = noun.head, noun.dep_
+    else:
+        return
+    for c in list(noun.children):
+        c.head = works  # "a new" bell works
+    works.head, works.dep_, works.tag_, works.pos_ = head, dep, "NNS", "NOUN"
+    noun.head, noun.dep_ = works, "compound"
 
 
 def _first_conjunct(noun: Any) -> Any:

@@ -99,6 +99,13 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
                 j -= 1
             if j > end + 2:
                 end = covered = j
+        if end - start > 1 and doc[end - 1].lower_ == "of":  # "the Clock Tower of" (Brannock)
+            end = covered = _of_name_end(doc, start, end)
+        elif end + 1 < len(doc) and doc[end].lower_ == "of" and doc[end].head.i == end - 1 and ent.label_ \
+                not in VALUE_LABELS and any(t.lower_ == "of" for t in doc[start + 1:end - 1]):
+            # "the Guild of Bell Ringers" of Lesk: "X of Y of Z", all capitalised, is one name
+            j = _of_name_end(doc, start, end + 1)
+            end = covered = j if j > end + 1 else end
         cut = _double_object(doc, start, end)
         if cut is not None:  # "awarded Varn the Lumen Medal": the recipient, then the thing given
             for i in range(start, cut[0]):
@@ -214,6 +221,27 @@ def _of_name_after_modifiers(doc: Any, out: dict[int, Span]) -> None:
             out.pop(i, None)
         for i in range(start, end):
             out[i] = (start, end, label)
+
+
+def _of_name_end(doc: Any, start: int, end: int) -> int:
+    """Where an entity the model ended on "of" ends: "the Clock Tower of" runs on over the capitalised name after it
+    ("the Great Tenor of Ostrelle", one node with the bell's own page), else it stops before "of" (a name "X of Y"
+    never ends in "of"; "the Colonial Conference of 1907", "the Minnesota Wild of the National Hockey League"). The
+    name after it is up to three capitalised proper nouns, within one entity where the first is in one ("the
+    Communist Party of China First Vice-Chairman …" in a table's text), else outside any, up to the object of "of"; not one a common noun is in apposition to ("the Clock Tower of
+    Brannock, a market town": the town's, so the tower is "Clock Tower"), nor one an "and" follows. A lower-case
+    entity ("earl of" Pembroke) is left as the model gave it."""
+    if not doc[start].text[:1].isupper():
+        return end
+    j, named = end, doc[end].ent_iob_ != "O" if end < len(doc) else False
+    while j < len(doc) and j - end < 3 and _capital_name_word(doc[j]) and doc[j].sent.start == doc[end - 1].sent.start \
+            and (j == end or doc[j].ent_iob_ == ("I" if named else "O")):
+        j += 1
+    obj = next((c.i for c in doc[end - 1].children if c.dep_ == "pobj"), -1)
+    if not end <= obj < j or (obj + 1 < len(doc) and doc[obj + 1].lower_ in ("and", "or", "&")) \
+            or any(c.dep_ == "appos" and c.pos_ == "NOUN" for t in doc[end:obj + 1] for c in t.children):
+        return end - 1
+    return obj + 1
 
 
 def _capital_name_word(tok: Any, noun: bool = False) -> bool:
