@@ -434,3 +434,31 @@ def named_subjects(subs: list[Any]) -> list[Any]:
     "Harvoy · born in · 1851"). Only before a person's name: "The term "Enlightenment" emerged …" is the title's."""
     return [s for s in subs if not (s.pos_ == "NOUN" and any(
         o.pos_ == "PROPN" and o.ent_type_ == "PERSON" and o.left_edge.i == s.i + 1 for o in subs))]
+
+
+#: a parent's noun -> the pronoun it fits and its place among the parents "the daughter of A and B" names (father first)
+_PARENTS = {"father": ("he", 0), "mother": ("she", 1)}
+_CHILDREN = frozenset({"daughter", "son", "child"})
+
+
+def parent_before(m: Any, word: str, tok: Any) -> Mention | None:
+    """Whom a "he"/"she" ``tok`` stands for where an owned parent noun of its gender comes before it in its sentence
+    and no name there fits: "She learned casting from her father and took charge of the foundry when *he* died in
+    1879" is her father, whom "She was the daughter of Matthias Korvane and Idonea Frask" named earlier in the text (A
+    the father, B the mother); ("", ""), no one, where the text named no such parent (never the subject: an audit's
+    "Elsbet Korvane · died in · 1879"); None without such a noun."""
+    kin = next((t for t in m.doc[tok.sent.start:tok.i] if t.lower_ in _PARENTS and _PARENTS[t.lower_][0] == word
+                and any(c.dep_ == "poss" for c in t.children)), None)
+    if kin is None:
+        return None
+    at = _PARENTS[kin.lower_][1]
+    for child in reversed(m.doc[:tok.sent.start]):
+        if child.lower_ not in _CHILDREN:
+            continue
+        obj = next((o for p in child.children if p.dep_ == "prep" and p.lower_ == "of"
+                    for o in p.children if o.dep_ == "pobj"), None)
+        names = [] if obj is None else [obj, *obj.conjuncts]
+        got = m.mention(names[at]) if len(names) > at else None
+        if got is not None and got[1] not in ("TITLE", "DATE", "CARDINAL") and m._gender.get(got[0], word) == word:
+            return got  # type: ignore[no-any-return]
+    return "", ""

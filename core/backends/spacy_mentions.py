@@ -289,7 +289,8 @@ class _Mentions:
     def _other_sex_before(self, word: str, tok: Any) -> tuple[str, str] | None:
         """Where the subject named before ``tok`` in its sentence is one the text called the other pronoun ("Wyre
         married the painter Ilse Marrow in 1891; *she* designed …", Wyre a "he"): the person named last before
-        ``tok`` in the sentence whom the text never called the other pronoun (Ilse Marrow), else None."""
+        ``tok`` in the sentence whom the text never called the other pronoun (Ilse Marrow), else an owned parent noun's
+        person (:func:`core.backends.spacy_anaphora.parent_before`: "her father … when he died"), else None."""
         if tok is None or not self._subjects_ready():
             return None
         sent = tok.sent
@@ -309,7 +310,7 @@ class _Mentions:
         for p in self._named_people(self.doc[sent.start:tok.i], subject):
             if p[0] != name and self._sex_fits(p[0], word):
                 return p
-        return None
+        return ana.parent_before(self, word, tok)  # "She learned … from her father … when he died": the father
 
     def _title_person(self) -> bool:
         """Whether the title is a person's: a given name first, or the text made it one (a "he"/"she", a person named

@@ -37,3 +37,25 @@ def test_the_same_pronoun_goes_on_with_its_subject(ex):
     got = triples(ex, "Tomas Wyre", "Tomas Wyre (1860–1929) was a civil engineer. He was born in 1860 in Halvek. In "
                   "1891 he married the painter Ilse Marrow; he designed the Karsk Funicular.")
     assert ("Tomas Wyre", "designed", "Karsk Funicular") in got, got
+
+
+_KORVANE = ("Elsbet Korvane (1848–1931) was a bell founder and tuner. She was the daughter of Matthias Korvane and "
+            "Idonea Frask, and she was born in Ostrelle.\n\nShe learned casting from her father and took charge of "
+            "the Varnholt Bell Foundry when he died in 1879. She retired in 1919.")
+
+
+def test_he_in_a_clause_of_a_she_subject_is_her_father_named_before(ex):
+    """Audit 38: "… when he died in 1879" gave "Elsbet Korvane · died in · 1879"; "her father" before the "he" is the
+    father "the daughter of Matthias Korvane and Idonea Frask" named."""
+    got = triples(ex, "Elsbet Korvane", _KORVANE)
+    assert ("Elsbet Korvane", "died in", "1879") not in got, got
+    assert ("Matthias Korvane", "died in", "1879") in got, got
+    assert ("Elsbet Korvane", "retired in", "1919") in got, got
+
+
+def test_he_after_her_father_with_no_father_named_is_no_one(ex):
+    """No parent named: the "he" is her father, whom no node stands for; the year is never hers."""
+    got = triples(ex, "Elsbet Korvane", "Elsbet Korvane was a bell founder. She learned casting from her father and "
+                  "took charge of the Varnholt Bell Foundry when he died in 1879.")
+    assert ("Elsbet Korvane", "died in", "1879") not in got, got
+    assert ("Elsbet Korvane", "took charge of", "Varnholt Bell Foundry") in got, got
