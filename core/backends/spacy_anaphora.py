@@ -117,6 +117,27 @@ FACILITIES = frozenset({"station", "airport", "terminal", "stop", "halt", "stadi
                         "harbour", "harbor", "viaduct", "line"})
 
 
+#: nouns of a settlement: "the town" is the one the text described as a town (:func:`described_town`)
+SETTLEMENTS = frozenset({"town", "city", "village", "hamlet", "borough", "township"})
+
+
+def described_town(m: Any, tok: Any) -> Mention | None:
+    """The name the text described with ``tok``'s settlement noun in apposition before it: "the town holds a
+    festival" after "the Clock Tower of Brannock, a market town" is Brannock in the passage "Brannock Carillon" (an
+    audit's KG gave the carillon the festival); None where the text named none, or more than one, or only the title
+    (not "Sullivan's Island is a town": an attribute's subject is the passage's own)."""
+    if tok.lower_ not in SETTLEMENTS:
+        return None
+    got, base = set(), (m.title or "").split(",", 1)[0].split(" (", 1)[0]
+    for t in m.doc[:tok.i]:
+        d = _described_as(t) if t.lower_ == tok.lower_ else None
+        if d is not None and d.dep_ == "appos":
+            men = m.mention(d.head)
+            if men is not None and men[1] and men[1] != "TITLE" and men[0] != base:
+                got.add(men)
+    return got.pop() if len(got) == 1 else None
+
+
 def named_before(m: Any, tok: Any) -> Mention | None:
     """The name before ``tok`` in its piece whose last word is ``tok``'s noun ("the Stane Workshop" for "the
     workshop"; "Varn railway station" for "the station", a name with a lower-case facility noun,

@@ -146,7 +146,8 @@ class _Mentions:
                 party = ana.party_of(tok)  # "… was sold to X. The buyer kept …": X
                 if party is not None and self._subjects_ready() and party in self._others.get(tok.sent.start, {}):
                     return self._others[tok.sent.start][party]  # type: ignore[no-any-return]
-                named = ana.named_before(self, tok)  # "her own studio, the Stane Workshop, … The workshop trained …"
+                named = ana.named_before(self, tok) or ana.described_town(self, tok)  # "her own studio, the Stane
+                # Workshop, … The workshop trained …"; "Brannock, a market town, … the town holds …"
                 if named is not None:
                     return named
                 head = normalize_name(self.title or "").split()

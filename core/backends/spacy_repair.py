@@ -38,6 +38,8 @@ Attachments the small parser gets wrong in a list are mended in the parse before
   is · brick warehouse") (:func:`_named_thing_in_place`).
 - "works" after a noun read as a verb: "built a new bell works at Fallowgate" gave "built · new bell" (an audit); it
   is the noun, a factory (:func:`_works_noun`).
+- A relative clause without "that" read as a second object: "lists every bell the foundry cast" gave "lists ·
+  foundry cast" (an audit) (:func:`_contact_relative`).
 
 Heads are changed in place (spaCy's ``Token.head``), each within the span the parser already gave the list, so the
 parse stays projective and the noun chunks follow the new heads.
@@ -309,7 +311,35 @@ def mend_attachments(doc: Any) -> Any:
         _nearest_relative(tok)
         _named_thing_in_place(tok)
         _works_noun(tok)
+        _contact_relative(tok)
     return doc
+
+
+#: determiners of a noun a clause without "that" may follow ("every bell the foundry cast")
+_EVERY = frozenset({"every", "each", "all", "any", "the"})
+
+
+def _contact_relative(verb: Any) -> None:
+    """"lists every bell the foundry cast between 1842 and 1921": the parser made "the foundry cast" a second object
+    of "lists" (an audit's "bronze plaque · lists · foundry cast"); it is a relative clause without "that" on the first
+    object, its last word the clause's verb and the word before it the clause's subject. Only two objects of one verb
+    side by side, no "and" or comma between, the first a common noun after "every"/"each"/"all"/"any"/"the", the
+    second "the <word> <word>" (a double object, "gave the town the bell", has a dative, not two objects)."""
+    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    if verb.pos_ != "VERB" or len(objs) != 2:
+        return
+    first, second = objs
+    doc = verb.doc
+    if first.pos_ != "NOUN" or second.left_edge.i != first.right_edge.i + 1 or second.i != second.left_edge.i + 2 \
+            or not any(c.dep_ == "det" and c.lower_ in _EVERY for c in first.children) \
+            or doc[second.left_edge.i].lower_ not in ("the", "its", "his", "her", "their"):
+        return
+    subject = doc[second.i - 1]
+    if not subject.is_alpha or not subject.is_lower:
+        return
+    subject.head, subject.dep_, subject.pos_, subject.tag_ = second, "nsubj", "NOUN", "NN"
+    doc[second.left_edge.i].head = subject
+    second.head, second.dep_, second.pos_, second.tag_ = first, "relcl", "VERB", "VBD"
 
 
 def _works_noun(works: Any) -> None:

@@ -80,8 +80,9 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
         if ent.start < covered:
             continue  # inside a name extended below
         start, end = ent.start, ent.end
-        while start < end and doc[start].lower_ in ("the", "a", "an"):
-            start += 1
+        while start < end and (doc[start].lower_ in ("the", "a", "an") or (
+                ent.label_ == "DATE" and doc[start].lower_ == "between" and doc[start].dep_ == "prep")):
+            start += 1  # "cast between 1842 and 1921": the years, the relation has "between"
         while start < min(end, len(doc) - 1) and doc[start].pos_ == "NOUN" and doc[start].lower_ in ana.ORG_NOUNS \
                 and doc[start + 1].pos_ == "PROPN":  # "(the house) Osterby & Daughters" is the name (spacy_anaphora)
             start += 1

@@ -49,3 +49,34 @@ def test_every_name_after_a_plural_role_noun_takes_the_edge(ex):
                   "the city of Kestford. It was founded in 1888 by the brothers Anselm Teskel and Joram Teskel.")
     assert ("Teskel Metal Company", "founded by", "Anselm Teskel") in got, got
     assert ("Teskel Metal Company", "founded by", "Joram Teskel") in got, got
+
+
+_PLAQUE = ("The old casting hall in Ostrelle closed in 1934 and is now a museum of bell making. A bronze plaque at the "
+           "door lists every bell the foundry cast between 1842 and 1921.")
+
+
+def test_a_clause_without_that_is_no_second_object(ex):
+    """Audit 38: "lists every bell the foundry cast" gave "bronze plaque · lists · foundry cast"."""
+    got = triples(ex, "Varnholt Bell Foundry", _PLAQUE)
+    assert not any("foundry cast" in n for n in nodes(got)), got
+    assert ("Varnholt Bell Foundry", "cast between", "1842 and 1921") in got, got
+
+
+def test_a_date_between_years_is_the_years(ex):
+    got = triples(ex, "St Giles", "The church was built between 1731 and 1733.")
+    assert ("St Giles", "built between", "1731 and 1733") in got, got
+
+
+def test_the_town_is_the_town_the_text_described_not_the_title(ex):
+    """Audit 38: "the town holds a carillon festival" went to the passage's title, a carillon."""
+    got = triples(ex, "Brannock Carillon", "The Brannock Carillon is a carillon of forty-seven bells in the Clock "
+                  "Tower of Brannock, a market town in the valley of the Lesk. Every year on the first Sunday of June "
+                  "the town holds a carillon festival.")
+    assert ("Brannock", "holds", "carillon festival") in got, got
+    assert ("Brannock Carillon", "holds", "carillon festival") not in got, got
+
+
+def test_the_town_of_a_towns_passage_is_the_title(ex):
+    got = triples(ex, "Sullivan's Island, South Carolina", "Sullivan's Island is a town and island in Charleston "
+                  "County, South Carolina. The town is part of the Charleston metropolitan area.")
+    assert ("Sullivan's Island, South Carolina", "part of", "Charleston metropolitan area") in got, got
