@@ -10,6 +10,7 @@ frame and a note with the targets that target refinement removed. Every label is
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -315,6 +316,40 @@ def supervision(act: Active, items: list[Any], query: str) -> None:
                 st.caption("The active LLM is `none`: pick `local`, `local-small` or `openai` in the sidebar to refine.")
 
 
+#: The held-out figures of a training run as the table heads them (the result's keys were shown raw: an audit read
+#: "test gold_passage_recall" and "train_examples")
+HELD_OUT = {"gold_passage_recall": "gold-passage triple recall", "answer_hit": "answer hit",
+            "label_recall": "own-label recall"}
+
+
+def training_table(trained: Mapping[str, Mapping[str, Any]], k: int) -> pd.DataFrame:
+    """One row per training run: its supervision, best epoch, held-out figures at ``k`` ("n/a" where no held-out
+    question has the target — a raw ``None`` was shown) and example counts, in words."""
+    def figure(v: Any) -> str:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            return "n/a"
+        return "n/a" if math.isnan(x) else f"{x:.3f}"
+
+    rows = []
+    for label, r in trained.items():
+        test = r.get("test", {}) or {}
+        row: dict[str, Any] = {"run": label, "supervision": r.get("supervision"), "best epoch": r.get("best_epoch")}
+        row.update({f"held-out {name}@{k}": figure(test.get(key)) for key, name in HELD_OUT.items()})
+        row.update({k2.replace("_", " "): v for k2, v in (r.get("counts", {}) or {}).items() if k2.endswith("examples")})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def verdict_lines(trained: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The installed runs' verdicts in words, kept with the run (an audit reloaded the page after training and found
+    nothing saying the model was installed, only a scorer line higher up): the held-out comparison that installed
+    it. A run kept aside is said by the Train panel above, with its **Use it anyway**."""
+    return [f"{md_escape(label)} — **installed**: the scorer `reg` uses now; {md_escape(str(r['verdict']))}."
+            for label, r in trained.items() if r.get("verdict") and not r.get("kept_aside")]
+
+
 def training(act: Active, items: list[Any], said: Sequence[str] = ()) -> None:
     """The Train panel and the trained retrievers' curves and held-out recall; ``said``: the notices the page
     already showed (:func:`evidence`)."""
@@ -331,11 +366,10 @@ def training(act: Active, items: list[Any], said: Sequence[str] = ()) -> None:
                                               key=S.bind(S.REG_CURVE, "val_recall")))
         st.plotly_chart(charts.curves_figure(trained, metric), key=S.REG_CURVES_CHART)
         st.plotly_chart(charts.heldout_figure(trained, k), key=S.REG_HELDOUT_CHART)
-        st.dataframe(pd.DataFrame([{"run": label, "supervision": r.get("supervision"), "best epoch": r.get("best_epoch"),
-                                    **{f"test {m}": round(float(v), 3) for m, v in r.get("test", {}).items()
-                                       if m in ("gold_passage_recall", "answer_hit", "label_recall")},
-                                    **{k2: v for k2, v in r.get("counts", {}).items() if k2.endswith("examples")}}
-                                   for label, r in trained.items()]), hide_index=True)
+        st.dataframe(training_table(trained, k), hide_index=True)
+        for line in verdict_lines(trained):
+            st.markdown(line)
         st.caption("Test split = questions never trained on or used for checkpoint selection. Gold-passage triple "
                    "recall and answer hit use the same targets for every run; own-label recall is each run's own "
-                   "supervision (not comparable across runs).")
+                   "supervision (not comparable across runs). “n/a”: no held-out question has that target (gold-"
+                   "passage recall needs a gold passage's triple in a held-out question's neighbourhood).")
