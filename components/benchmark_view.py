@@ -500,6 +500,10 @@ def run_panel(act: Active) -> None:
     """The Run tab: the choices, what the run leaves out, the button, a refusal's choices, and the running or
     finished job."""
     ws = act.workspace
+    # first on the tab: under the estimate, 46 lines down, an audit's second user never saw it
+    beside = others_here(ws.name, jobs_view.my_jobs()[1])
+    if beside:
+        st.info(md_escape(beside), icon=":material/group:")
     # the failure diagnosis of every record reads the whole graph: on a graph store too big for the app, the
     # run tab says why not (egx bench runs there) and the saved runs stay readable
     fits = workspaces.whole_graph_if_it_fits(ws, "the failure diagnosis of every question") is not None
@@ -588,9 +592,6 @@ def run_panel(act: Active) -> None:
             (st.warning if left.keep_trained else st.info)(st_note, icon=":material/school:")
         eligible = sum(1 for q in questions if q.gold_chunks and q.id not in left.excluded)
         estimate_caption(act, methods, min(limit, eligible), judge_name)
-    beside = others_here(ws.name, jobs_view.my_jobs()[1])
-    if beside:
-        st.info(md_escape(beside), icon=":material/group:")
     running = _running_bench()
     clicked = st.button("Run benchmark", key=S.BENCH_RUN, type="primary",
                         disabled=bool(running) or not (methods and n_gold and run_name.strip() and budget),

@@ -735,12 +735,17 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
     if rows:
         if gold.chunk_ids:  # recall is shown: say when the workspace is too small for it to tell methods apart
             few_passages_warning(graph.n_chunks)
-        main, more_cols, widths = summary_layout(rows, projector=S.projector_scale() > 1)
+        projector = S.projector_scale() > 1
+        main, more_cols, widths = summary_layout(rows, projector=projector)
         replayed = any(r.get("live s") is not None for r in rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
                      column_config=summary_columns(widths, replayed=replayed, cut=cut))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:
+            if projector:  # its captions hidden: said in the page's text (an audit took the moved columns for cut off)
+                st.markdown("More figures, below: " + ", ".join(c for c in PROJECTOR_MOVED if c in more.columns)
+                            + " (moved here in projector mode, so that the table above fits the screen), how each "
+                            "answer matched, R@2, AR@5, nDCG@10, the stages that fell back.")
             st.caption("More figures: how each answer matched the gold answer, R@2, AR@5 (all gold within the top "
                        "5), nDCG@10, the stages that fell back, and the tokens of evidence handed to the answer.")
             st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns(widths))

@@ -136,6 +136,9 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
     # ... and Compare's summary whole in it: its token and context columns move to the second table (an audit found
     # "LLM tokens" and "ctx chunks" off the projector's screen)
     assert got["hidden"] <= 2, got
+    # ... and the page says where they went (its grey captions are hidden in projector mode: an audit took the moved
+    # columns for cut off)
+    expect(page.get_by_text(re.compile(r"moved here in projector mode"))).to_be_visible(timeout=TIMEOUT)
     toggle()
     page.wait_for_function("() => getComputedStyle(document.querySelector("
                            "'[data-testid=stMain] [data-testid=stDataFrame]').closest("

@@ -233,7 +233,9 @@ BAD_CASES = [
     ("t.jsonl", "", "t.jsonl: the file is empty. Expected one JSON object per line."),
     ("d.pdf", b"", "d.pdf: the document is empty. Expected some text."),
     ("d.docx", b"", "d.docx: the document is empty. Expected some text."),
-    ("t.json", '[["a", "r", "b"],', "t.json, line 1: invalid JSON (Expecting value, column 18). Expected valid JSON."),
+    # a file cut off: json names only where it ended (an audit read "line 2, column 1" of a one-line file)
+    ("t.json", '[["a", "r", "b"],', "t.json, line 1: the JSON ends before it is complete, as if the file were cut off "
+     "(Expecting value, column 18). Expected valid JSON."),
     ("t.json", '[["a", "r", "b"],\n ["c", "r',
      "t.json, line 2: invalid JSON (Unterminated string starting at line 2, column 8). Expected valid JSON."),
     ("t.jsonl", '{"head": "a", "relation": "r", "tail": "b"}\n{broken\n',

@@ -58,6 +58,9 @@ def parse_json(text: str, source: str, *, expected: str = "valid JSON", line: in
         at, col = (exc.lineno, exc.colno) if line is None else (line, _column_in_line(text, exc.pos))
         # json's "Unterminated string starting at" reads on with its position: the line and column, no comma
         where = f"{exc.msg} line {at}, column {col}" if exc.msg.endswith(" at") else f"{exc.msg}, column {col}"
+        if line is None and exc.pos >= len(text.rstrip()):  # json names only the end: "line 2, column 1" of a cut file
+            raise InputFormatError(source, f"the JSON ends before it is complete, as if the file were cut off "
+                                           f"({where})", expected, line=at) from None
         raise InputFormatError(source, f"invalid JSON ({where})", expected, line=at) from None
     except _BadNumber as exc:
         raise InputFormatError(source, str(exc), _NUMBER_FIX, line=line) from None
