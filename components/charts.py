@@ -254,8 +254,10 @@ def heldout_figure(runs: Mapping[str, Mapping[str, Any]], k: int) -> go.Figure:
     names = [t if any(known(m.get(key)) for m in bars.values()) else f"{t}<br>(n/a: no held-out question has it)"
              for key, t in metrics]
     for i, (label, m) in enumerate(bars.items()):
-        fig.add_trace(go.Bar(name=label, x=names, y=[m.get(key) if known(m.get(key)) else None for key, _ in metrics],
-                             marker_color=colors.nth(colors.CHAIN_GROUPS, i)))
+        ys = [m.get(key) if known(m.get(key)) else None for key, _ in metrics]
+        # each bar's figure on it: a 0.000 draws no bar, and read as missing (an audit)
+        fig.add_trace(go.Bar(name=label, x=names, y=ys, text=[f"{float(y):.2f}" if y is not None else "" for y in ys],
+                             textposition="outside", marker_color=colors.nth(colors.CHAIN_GROUPS, i)))
     fig.update_layout(barmode="group", height=300, margin={"l": 40, "r": 10, "t": 30, "b": 30},
                       yaxis={"range": [0, 1.02], "title": "test split"}, legend={"orientation": "h", "y": 1.15})
     return fig

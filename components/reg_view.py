@@ -316,6 +316,8 @@ def supervision(act: Active, items: list[Any], query: str) -> None:
                 st.caption("The active LLM is `none`: pick `local`, `local-small` or `openai` in the sidebar to refine.")
 
 
+#: The training curves the radio offers, in words (an audit read the result's keys, "val_recall", "train_loss")
+CURVES = {"val_recall": "validation recall", "train_loss": "training loss", "val_loss": "validation loss"}
 #: The held-out figures of a training run as the table heads them (the result's keys were shown raw: an audit read
 #: "test gold_passage_recall" and "train_examples")
 HELD_OUT = {"gold_passage_recall": "gold-passage triple recall", "answer_hit": "answer hit",
@@ -362,7 +364,7 @@ def training(act: Active, items: list[Any], said: Sequence[str] = ()) -> None:
                 "appear here.")
     else:
         k = int(next(iter(trained.values())).get("config", {}).get("recall_k", 30))
-        metric = S.keep(S.REG_CURVE, st.radio("Curve", ["val_recall", "train_loss", "val_loss"], horizontal=True,
+        metric = S.keep(S.REG_CURVE, st.radio("Curve", list(CURVES), horizontal=True, format_func=CURVES.__getitem__,
                                               key=S.bind(S.REG_CURVE, "val_recall")))
         st.plotly_chart(charts.curves_figure(trained, metric), key=S.REG_CURVES_CHART)
         st.plotly_chart(charts.heldout_figure(trained, k), key=S.REG_HELDOUT_CHART)

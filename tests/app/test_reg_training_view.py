@@ -43,3 +43,13 @@ def test_a_figure_no_held_out_question_has_is_named_not_left_blank():
     assert names[0].startswith("gold-passage triple recall@30<br>(n/a"), names
     assert names[1] == "answer hit@30"
     assert all(y is None or not math.isnan(y) for t in fig.data for y in t.y)
+    # a 0.000 is written on its (invisible) bar, not left to read as missing (an audit)
+    aside = next(t for t in fig.data if t.name == "retriever-aside (weak)")
+    assert list(aside.text)[1] == "0.00"
+
+
+def test_the_curve_choices_read_in_words():
+    from components.reg_view import CURVES
+
+    assert CURVES == {"val_recall": "validation recall", "train_loss": "training loss",
+                      "val_loss": "validation loss"}
