@@ -211,7 +211,9 @@ def answer_verdict(method: str, result: MethodResult, gold: Gold, ranks: dict[st
                          f"answer (EM 0, token F1 {j.f1:.2f}).", ev, ranks)
     if not j.judged and gold.answers and result.answer.strip() and not answer_by_llm(result):
         holds = extract_contains(result.answer, gold.answers)
-        ev["answer"].update({"judged": True, "by": "containment", "contains_gold": holds})
+        # judged by containment, not EM / F1: its "why" says so (an audit read `"judged": true` beside "not judged")
+        ev["answer"].update({"judged": True, "by": "containment", "contains_gold": holds,
+                             "why": "extractive answer (no LLM): judged by whether it holds the gold answer, no EM / F1"})
         if not holds:
             return Diagnosis(method, "answer_wrong",
                              f"Every gold passage is in the top {cut}, but the extractive answer (no LLM) does not "

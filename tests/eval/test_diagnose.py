@@ -78,6 +78,7 @@ def test_generic_verdicts():
     d = diagnose(fake("dense", ["c1", "c2"], "Laurence Fishburne is an American actor."), ws, gold)
     assert d.stage == "answer_wrong" and "does not contain the gold answer (Hugo Weaving)" in d.summary
     assert d.evidence["answer"]["by"] == "containment" and d.evidence["answer"]["contains_gold"] is False
+    assert "not judged" not in d.evidence["answer"]["why"]  # an audit read `"judged": true` beside "not judged"
     d = diagnose(fake("dense", ["c1", "c2"], "Agent Smith is portrayed by the actor Hugo Weaving."), ws, gold)
     assert d.stage == "ok" and "contains the gold answer" in d.summary
     assert diagnose(fake("dense", ["c1"], "Keanu Reeves"), ws, gold).stage == "ranked_out"
