@@ -38,7 +38,10 @@ def test_bad_trace_files(tmp_path):
     p.write_text('{"format": "other"}')
     with pytest.raises(InputFormatError, match=r"x\.json: this is not an egx trace"):
         Trace.load(p)
-    p.write_text("{")
+    p.write_text("{")  # a file cut off: said so
+    with pytest.raises(InputFormatError, match=r"x\.json, line 1: the JSON ends before it is complete"):
+        Trace.load(p)
+    p.write_text('{"format": }')
     with pytest.raises(InputFormatError, match=r"x\.json, line 1: invalid JSON"):
         Trace.load(p)
 
