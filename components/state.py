@@ -288,7 +288,7 @@ def sub(key: str, part: str) -> str:
     return f"{key}.{part}"
 
 
-#: the tour's projector mode (a toggle in its "More", :mod:`components.tour`) and how much larger it sets the text a
+#: the tour's projector mode (the bar's "Projector" toggle, :mod:`components.tour`) and how much larger it sets the text a
 #: class reads and the drawings' labels; here, not in the tour, so that the drawings (:mod:`components.graph_view`)
 #: read it without importing the tour (which imports them)
 TOUR_QUIET = sub(TOUR, "quiet")

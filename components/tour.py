@@ -594,7 +594,7 @@ def step_label(i: int) -> str:
 #: the stuck bar. On a step the page's title is set smaller (2rem, tight padding; Streamlit's is 2.75rem with 1.25rem
 #: above): the bar under it names the step, and the 45 px it gave back bring the stage's drawing up the projector's
 #: screen (an audit found half of the expansion drawing under the fold of 1440×900).
-#: The tour's projector mode (a toggle in its "More"): the pages' grey captions hidden, an audit's lecturer having to
+#: The tour's projector mode (the bar's "Projector" toggle): the pages' grey captions hidden, an audit's lecturer having to
 #: read long small-print paragraphs aloud from the projector, and the text a class reads set larger — the pages'
 #: text and boxes, the "Look at" lines, the lesson box (:data:`PROJECTOR_SCALE` of their size; a later audit measured
 #: the "Look at" text at 13 px with the mode on; its two lines become at most three, the text being longer) — and
@@ -606,6 +606,9 @@ def step_label(i: int) -> str:
 #: found the tables the smallest text on the projector's screen). A static table (``st.table``, GRanker's rankings) is
 #: HTML: its text, Streamlit's 0.875 rem, is set :data:`PROJECTOR_SCALE` as large (a later audit found GRanker's tables left at their size).
 QUIET = S.TOUR_QUIET
+#: The bar's projector-mode toggle (:func:`bar`).
+PROJECTOR_LABEL = "Projector"
+
 #: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
 PROJECTOR_SCALE = S.PROJECTOR_SCALE
 _QUIET_CSS = ("""<style>
@@ -670,8 +673,8 @@ def _title_html(t: TourState) -> str:
 
 def bar(page: str) -> None:
     """The tour's step on ``page`` ("pages/x.py"), drawn under the page title as one line for a projector:
-    step n of N with its title, Back, Next, Leave and a "More" popover with what the stage does and what to
-    look at; it sticks under the header while the page scrolls. Under it, at most two lines of what to look at (the whole
+    step n of N with its title, Back, Next, a "More" popover with what the stage does and what to look at, the
+    projector-mode toggle and Leave; it sticks under the header while the page scrolls. Under it, at most two lines of what to look at (the whole
     text in More). On a page that is not the current step's: a
     way back to it. Nothing when no tour runs (only the note of a tour just left, once)."""
     _follow()  # a tour button of this run asked for another page: open it before drawing anything here
@@ -694,7 +697,7 @@ def bar(page: str) -> None:
                       width="stretch")
             return
         last = t.step == n - 1
-        c0, c1, c2, c3, c4 = st.columns([4.9, 1.3, 3, 1.4, 1.2], vertical_alignment="center")
+        c0, c1, c2, c3, c5, c4 = st.columns([4.5, 1.2, 2.8, 1.2, 1.6, 1.1], vertical_alignment="center")
         c0.html(_title_html(t))
         c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
                   args=(t.step - 1,), disabled=t.step == 0, width="stretch")
@@ -717,11 +720,13 @@ def bar(page: str) -> None:
             if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
                 st.markdown("**About this page**")
                 intro_body(page)
-            S.keep(QUIET, st.toggle(
-                "Projector mode: larger text, no small grey notes", key=S.bind(QUIET, False, scope=page),
-                help=f"While the tour runs: the pages' text, the “Look at” line, the lesson box, the tables and the "
-                     f"drawings' labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was made, "
-                     "what a note means) hidden, so the drawings and tables still fit the screen. Off again here."))
+        # in the bar, not in More: a popover stays open after a click in it, and an audit's lecturer found More's
+        # text over Compare's table after turning projector mode on there (the page would not scroll under it)
+        S.keep(QUIET, c5.toggle(
+            PROJECTOR_LABEL, key=S.bind(QUIET, False, scope=page),
+            help=f"Projector mode, while the tour runs: the pages' text, the “Look at” line, the lesson box, the tables "
+                 f"and the drawings' labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was "
+                 "made, what a note means) hidden, so the drawings and tables still fit the screen. Off again here."))
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
         off = _off_course(t)
@@ -730,7 +735,7 @@ def bar(page: str) -> None:
                        "show the recorded run; Next (or Back) puts the tour's choices back.",
                        icon=":material/warning:")
     st.html(_look_html(step, question_change(t.step)))  # under the bar, not in it: the sticky bar stays one line
-    if st.session_state.get(QUIET):  # after the toggle (in More) stored this run's choice
+    if st.session_state.get(QUIET):  # after the bar's toggle stored this run's choice
         st.html(_QUIET_CSS)
 
 

@@ -114,14 +114,17 @@ _TABLE_JS = """() => { const grid = document.querySelector('[data-testid=stMain]
 
 
 def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Projector mode on (the bar's More): the step's first table is zoomed :data:`tour.PROJECTOR_SCALE`× and its grid
-    still ends inside the page's column; off again, it is back to 1×."""
+    """Projector mode on (the bar's own toggle): the step's first table is zoomed :data:`tour.PROJECTOR_SCALE`× and its
+    grid still ends inside the page's column, with no popover left over it (the toggle lived in More, which stayed
+    open over Compare's table: audit 40); off again, it is back to 1×."""
     from playwright.sync_api import expect
 
     def toggle() -> None:
-        page.locator(".st-key-egx-tour-bar").get_by_role("button", name=re.compile("More")).click()
-        page.get_by_text("Projector mode: larger text, no small grey notes").click()
-        page.keyboard.press("Escape")
+        bar = page.locator(".st-key-egx-tour-bar")
+        bar.get_by_text(tour.PROJECTOR_LABEL, exact=True).click()
+        expect(page.get_by_text("What this stage does")).to_be_hidden(timeout=TIMEOUT)
+        box = bar.get_by_text(tour.PROJECTOR_LABEL, exact=True).bounding_box()
+        assert box is not None and box["height"] < 30, box  # its label on one line in the one-line bar
 
     before = page.evaluate(_TABLE_JS)
     assert float(before["zoom"]) == 1, before
