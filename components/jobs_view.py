@@ -63,6 +63,8 @@ PUBLIC_TITLE = "public_title"
 #: The job's extra that marks a recorded run fetched ahead for a page not shown yet (the guided demo's next step,
 #: :func:`components.runs.prefetch`): no list or banner shows it; the page that needs it joins it.
 PREFETCH = "prefetch"
+#: A method run's ``extra`` key: the page that started it ("" unknown), so the tour's banner leaves out another step's.
+FROM_PAGE = "from_page"
 #: Live panels redraw this often while a job runs.
 POLL_S = 1.0
 #: A method run's live panel redraws this often: its answer streams in while the LLM writes it.
@@ -416,7 +418,17 @@ def _banner_jobs() -> list[Job]:
         return running
     active = st.session_state.get(S.ACTIVE)
     here = str(active.info.path) if active is not None else ""
-    return [j for j in running if j.status().sessions or (here and here in j.key)]
+    page = str(st.session_state.get(S.PAGE, ""))
+    return [j for j in running if tour_banner_shows(j, here, page)]
+
+
+def tour_banner_shows(job: Job, here: str, page: str) -> bool:
+    """Whether the banner names ``job`` during the guided demo, on ``page`` of the workspace at path ``here``: a job of
+    a session (not the server's own preparation of another workspace) or one of this workspace — but not a method run
+    another step's page started, whose lesson follows on that page (an audit clicked Next during step 10's FastInsight
+    replay and found its line over step 11, a step without an LLM)."""
+    ours = bool(job.status().sessions) or bool(here and here in job.key)
+    return ours and job.extra.get(FROM_PAGE, page) in (page, "")
 
 
 #: The banner is one line (at most 40 px high, :func:`banner`): a 110-px box pushed the tour's stage content

@@ -308,8 +308,10 @@ def _method_job(spec: Method[Any, Any], workspace: Workspace, backends: Backends
     jkey = _job_key(spec, key, backends_key, query, params)
     work = _run_work(spec, workspace, backends, query, params)
     manager = jobs_view.jobs()
-    # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view)
-    extra = {"replay": True} if backends.llm.name == "recorded" else None
+    # a recorded run replays at once: the sidebar does not list it once done (components.jobs_view); the page that
+    # started it is kept for the tour's banner (jobs_view.FROM_PAGE)
+    extra: dict[str, Any] = {"replay": True} if backends.llm.name == "recorded" else {}
+    extra[jobs_view.FROM_PAGE] = st.session_state.get(S.PAGE, "")
     job = manager.submit(jkey, f"{spec.title} {llm_words(backends.llm, workspace)}", work, kind="method", restart=False,
                          extra=extra)
     job.wait(jobs_view.inline_wait(3.0) if jobs_view.waits_on(job) else 0.0)

@@ -104,3 +104,26 @@ def test_the_banner_names_the_training_workspace_by_its_name_and_drops_repeated_
     assert plain(status_line(running)).startswith("Dominance model: epoch 12, loss 0.0123 · 40 % · ")
     other = replace(running, title="Building workspace “MuSiQue”", message="Embedding nodes: 9,216/16,243")
     assert plain(status_line(other, brief=True)).startswith("Embedding nodes: 9,216/16,243 · ")
+
+
+def test_the_tours_banner_leaves_out_a_method_run_another_steps_page_started() -> None:
+    """Audit 40: Next during step 10's FastInsight replay opened step 11 (no LLM) under "FastInsight … with LLM
+    recorded on the server: Starting…"; its lesson follows on step 10's page, and the sidebar still lists it."""
+    import threading
+
+    from components.jobs_view import FROM_PAGE, tour_banner_shows
+    from core.background.jobs import Job
+
+    gate = threading.Event()
+    run = Job("method:x", "FastInsight", lambda job: gate.wait(5), kind="method", session="me",
+              extra={FROM_PAGE: "pages/granker.py"})
+    build = Job("workspace:/ws/other", "Building", lambda job: None, kind="workspace", session=None)
+    older = Job("method:y", "Re2", lambda job: None, kind="method", session="me")  # started before pages were kept
+    try:
+        assert tour_banner_shows(run, "/ws/demo", "pages/granker.py")  # its own step's page names it
+        assert not tour_banner_shows(run, "/ws/demo", "pages/subgraph_matching.py")  # another step's: its lesson follows there
+        assert tour_banner_shows(older, "/ws/demo", "pages/subgraph_matching.py")
+        assert not tour_banner_shows(build, "/ws/demo", "pages/granker.py")  # the server's own build of another workspace
+        assert tour_banner_shows(build, "/ws/other", "pages/granker.py")
+    finally:
+        gate.set()
