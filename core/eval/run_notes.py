@@ -22,6 +22,9 @@ from typing import Any
 from core.graph.chunking import few_passages_warning
 from core.text import plural
 
+#: The recall cut the report's few-passages note speaks of: its R@5, the Benchmark page's own warning's cut.
+REPORT_TOP_K = 5
+
 __all__ = ["TRAINED_ON_WHY", "add_run_notes", "left_out_note", "run_note_items", "run_note_lines", "trained_rows_note"]
 
 #: why a question a model trained on is left out (the CLI and the page each add how to keep it)
@@ -101,9 +104,17 @@ def run_note_items(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
                     "none; run more questions to compare them."))
     settings = summary.get("settings") or {}
     passages = int((settings.get("content") or {}).get("passages") or 0)
-    few = few_passages_warning(passages, top_k=int(settings.get("cut") or 5))
+    # at the report's recall cut (R@5, the Benchmark page's warning's too), not the diagnosis cut ("cut": the
+    # verdicts' top 15): an audit read "a method's top 15 holds all of them" beside a table of R@2, R@5 and R@10
+    few = few_passages_warning(passages, top_k=REPORT_TOP_K)
     if few:  # beside the figures it empties (an audit read "100 [100, 100]" for every method, the warning elsewhere)
         out.append(("Few passages", few))
+    alike = summary.get("extracted_alike") or {}
+    if alike.get("same") and 2 * int(alike["same"]) >= int(alike["questions"]):
+        out.append(("Same answers", f"On {alike['same']} of {plural(int(alike['questions']), 'question')} every "
+                    "method's answer was the same extracted sentence (no LLM: each answer is the sentence of its "
+                    "passages most like the question), so Hit and the other answer-set metrics cannot tell the "
+                    "methods apart there — compare them by recall, or run with an LLM."))
     gold = summary.get("gold") or {}
     if gold.get("with_unmatched"):
         per = "; ".join(f"{qid}: {text}" for qid, text in list(gold["unmatched"].items())[:5])

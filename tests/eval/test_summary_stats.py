@@ -95,6 +95,35 @@ def test_under_five_questions_no_interval_and_the_run_says_why():
     assert set(five["methods"]["dense"]["intervals"]) and "No intervals" not in dict(run_note_items(five))
 
 
+def test_few_passages_note_speaks_of_the_reports_recall_not_the_diagnosis_cut():
+    """Audit 40: "a method's top 15 holds all of them, so recall@15 cannot tell" (the verdicts' cut) beside a table of
+    R@2, R@5 and R@10, while the Benchmark page's warning said top 5."""
+    from core.eval.run_notes import REPORT_TOP_K, run_note_items
+
+    s = summarize(_records("dense", [1.0, 0.0]))
+    s["settings"] = {"cut": 15, "content": {"passages": 8}}
+    few = dict(run_note_items(s))["Few passages"]
+    assert REPORT_TOP_K == 5 and "top 5 holds 5 of them" in few and "recall@5" in few and "15" not in few
+    s["settings"]["content"]["passages"] = 40
+    assert "Few passages" not in dict(run_note_items(s))
+
+
+def test_the_same_extracted_sentence_from_every_method_is_said():
+    """Audit 40: Hit 27.3 % for all 8 methods without an LLM (each quoted the same sentence) read as broken."""
+    from core.eval.run_notes import run_note_items
+
+    recs = _records("dense", [1.0, 0.0, 1.0]) + _records("ppr", [0.0, 0.0, 1.0])
+    for r in recs:
+        r.update(answer_judged=False, answer=f"Sentence {r['question_id']}.")
+    recs[-1]["answer"] = "Another  sentence."
+    s = summarize(recs)
+    assert s["extracted_alike"] == {"questions": 3, "same": 2}
+    assert dict(run_note_items(s))["Same answers"].startswith("On 2 of 3 questions every method's answer was the same")
+    for r in recs:
+        r.update(answer_judged=True, em=0.0, f1=0.0)  # an LLM wrote them: no note
+    assert "extracted_alike" not in summarize(recs)
+
+
 def test_one_question_gets_no_interval_and_no_verdict():
     s = summarize(_records("dense", [1.0]) + _records("ppr", [0.0]))
     assert s["methods"]["dense"]["intervals"] == {}
