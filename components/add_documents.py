@@ -15,7 +15,7 @@ import streamlit as st
 
 from components import session_jobs
 from components import state as S
-from components.ui import error_text, md_escape, public_text
+from components.ui import error_text, md_escape, public_text, scroll_here
 from core.errors import EgxError
 from core.fsio import clean_filename
 from core.graph.chunking import PassageSplit
@@ -346,10 +346,11 @@ def passages_note(files: list[dict[str, Any]], split: PassageSplit | None = None
 
 
 def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DATA_BUILT_FILES,
-                 warning_key: str = S.DATA_BUILT_WARNING) -> None:
+                 warning_key: str = S.DATA_BUILT_WARNING, *, scroll: bool = False) -> None:
     """The last build's (or, with the insert's keys, insert's) message, its warning that the workspace has too few
     passages (if it has) and its per-file table, once: the message a ``(kind, text)`` pair or a text — an insert
-    that added nothing is a warning, not a success."""
+    that added nothing is a warning, not a success. ``scroll``: the page scrolls to the message (the build's, at the
+    page's top: an audit clicked Build, the page stayed scrolled to the emptied form, and saw no sign of success)."""
     said = st.session_state.pop(message_key, None)
     if said:
         kind, text = said if isinstance(said, tuple) else ("success", said)
@@ -357,6 +358,8 @@ def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DAT
             st.warning(md_escape(text), icon=":material/info:")
         else:
             st.success(md_escape(text), icon=":material/check_circle:")
+        if scroll:
+            scroll_here("egx-built-message")
     few = st.session_state.pop(warning_key, None)
     if few:
         st.warning(md_escape(few), icon=":material/warning:")

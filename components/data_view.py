@@ -28,7 +28,7 @@ from components.add_documents import (
 )
 from components.questions_format import UPLOADER_HELP, create_questions_format_ui
 from components.sidebar import Active
-from components.ui import error_text, md_code, md_escape, public_path, public_text
+from components.ui import error_text, md_code, md_escape, public_path, public_text, scroll_here
 from core.errors import EgxError
 from core.fsio import MAX_NAME_CHARS, NAME_RULE, child_path, clean_filename
 from core.graph.chunking import CHUNK_CHARS, OFFERED_PASSAGE_SIZES, PassageSplit
@@ -703,13 +703,6 @@ def unreadable_uploads(files: list, paths: Sequence[Path]) -> dict[str, str]:
     return out
 
 
-#: Scroll the page so the build's failure, under the Build button, is in the middle of the window: at the top of the
-#: tab an audit clicked Build and saw nothing change around the button; under it, without the scroll, it lay at the
-#: window's bottom edge (y≈860 of 900) in another.
-_TO_OUTCOME = """<script>(() => { const go = () => { const a = document.getElementById('egx-build-outcome');
-  if (a) a.scrollIntoView({block: 'center'}); }; setTimeout(go, 100); setTimeout(go, 500); })();</script>"""
-
-
 def show_upload_outcome() -> None:
     """The ended upload build's failure or cancellation, set by :func:`show_upload_job`, under the Build button
     (scrolled to the first time it is drawn). It stays through the page's reruns (a job panel's, a widget's) until
@@ -720,8 +713,9 @@ def show_upload_outcome() -> None:
         return
     level, text = outcome[0], outcome[1]
     (st.warning if level == "warning" else st.error)(text)
-    if len(outcome) < 3:  # not scrolled to yet
-        st.html('<div id="egx-build-outcome"></div>' + _TO_OUTCOME, unsafe_allow_javascript=True)
+    if len(outcome) < 3:  # not scrolled to yet: at the top of the tab an audit clicked Build and saw nothing change
+        # around the button; under it, without the scroll, it lay at the window's bottom edge (y≈860 of 900)
+        scroll_here("egx-build-outcome")
         ss[S.DATA_UPLOAD_OUTCOME] = (level, text, "shown")
 
 

@@ -3,6 +3,8 @@ errors made fit for the browser."""
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -110,6 +112,18 @@ def error_text(exc: BaseException) -> str:
     from core.errors import EgxError
 
     return public_text(exc.in_app() if isinstance(exc, EgxError) else str(exc))
+
+
+def scroll_here(anchor: str) -> None:
+    """Scroll the page so that this point is in the middle of the window, once it is drawn (``anchor``: an HTML id,
+    one per place): an outcome shown out of the user's sight — a build's failure under its button, its success at
+    the page's top while the page stays scrolled to the form — read as nothing having happened (audits)."""
+    st.html(f'<div id="{html.escape(anchor)}"></div>' + _SCROLL.replace("ANCHOR", json.dumps(anchor)),
+            unsafe_allow_javascript=True)
+
+
+_SCROLL = """<script>(() => { const go = () => { const a = document.getElementById(ANCHOR);
+  if (a) a.scrollIntoView({block: 'center'}); }; setTimeout(go, 100); setTimeout(go, 500); })();</script>"""
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from components.ui import md_escape
 act = header()
 ws = act.workspace
 st.markdown(f"**{md_escape(ws.title)}**" + (f" — {md_escape(ws.description)}" if ws.description else ""))
-show_outcome()  # the last build's message and files (an insert's are shown by the Add documents panel)
+show_outcome(scroll=True)  # the last build's message and files (an insert's are shown by the Add documents panel)
 
 # On a graph store the Graph tab reads neighbourhoods through the page's view; the statistics and a
 # whole-graph export read the whole graph (under the app's limit; above it they say why not)

@@ -162,6 +162,10 @@ def test_a_build_with_questions_says_how_many_were_read_and_matched(home: Path) 
     assert not at.exception, [e.value for e in at.exception]
     built = [plain(s.value) for s in at.success if "Built workspace" in s.value]
     assert built and "questions file" not in built[0], built
+    # the page scrolls to it, at its top: audit 40 stayed scrolled to the emptied form and saw no sign of success
+    drawn = _texts(at)
+    i_built = next(i for i, (t, v) in enumerate(drawn) if "Built workspace" in v)
+    assert drawn[i_built + 1][0] == "html" and "egx-built-message" in drawn[i_built + 1][1], drawn[i_built:][:2]
     warned = [plain(w.value) for w in at.warning if "questions file" in w.value]
     assert warned and "2 questions read from its questions file; 1 of them has every gold passage in this " \
                       "workspace." in warned[0], warned
