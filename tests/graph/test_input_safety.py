@@ -98,9 +98,10 @@ def test_a_line_over_the_line_limit_is_refused(tmp_path):
 def test_a_nul_byte_anywhere_is_refused_with_its_line(tmp_path):
     rows = "".join(f"entity{i},rel,entity{i + 1}\n" for i in range(400))  # NUL well past the first 4 KB
     fails(tmp_path, "t.csv", "head,relation,tail\n" + rows + "Al\x00ice,knows,Bob\n",
-          "t.csv, line 402: the file looks binary (it contains NUL bytes). Expected a UTF-8 text file.")
+          "t.csv, line 402: a NUL byte, which text never holds (is this a binary file?). Expected a "
+          "UTF-8 text file.")
     p = write(tmp_path, "t.json", '[["a", "r", "b"]]\n\n\x00')
-    with pytest.raises(InputFormatError, match=re.escape("t.json, line 3: the file looks binary")):
+    with pytest.raises(InputFormatError, match=re.escape("t.json, line 3: a NUL byte, which text never holds")):
         read_text(p)
 
 

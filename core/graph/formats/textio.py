@@ -71,8 +71,7 @@ def iter_lines(path: Path, limits: InputLimits | None = None) -> Iterator[tuple[
                 raise InputFormatError(name, f"the line is longer than {size_text(lim.max_line_bytes)}",
                                        "a line-based text file (is a quote unbalanced, or is this not text?)", line=n)
             if b"\x00" in line_b:
-                raise InputFormatError(name, "the file looks binary (it contains NUL bytes)", "a UTF-8 text file",
-                                       line=n)
+                raise InputFormatError(name, nul_problem(n), "a UTF-8 text file", line=n)
             try:
                 line = line_b.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -80,6 +79,18 @@ def iter_lines(path: Path, limits: InputLimits | None = None) -> Iterator[tuple[
                                        "UTF-8 encoded text (re-save the file as UTF-8)", line=n) from None
             offset += len(line_b)
             yield n, line
+
+
+def nul_problem(line: int) -> str:
+    """What a NUL byte first met on ``line`` says: a binary file on its first line; further down, text with a NUL in
+    it — "binary.txt, line 3: the file looks binary" read as a contradiction to an audit.
+
+    >>> nul_problem(1), nul_problem(402)
+    ('the file looks binary (it contains NUL bytes)', 'a NUL byte, which text never holds (is this a binary file?)')
+    """
+    if line == 1:
+        return "the file looks binary (it contains NUL bytes)"
+    return "a NUL byte, which text never holds (is this a binary file?)"
 
 
 def _check_line(line: str, n: int, name: str, lim: InputLimits, *, limit: int) -> None:
@@ -117,8 +128,8 @@ def read_text(path: Path, limits: InputLimits | None = None) -> str:
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     i = data.find(b"\x00", start)
     if i >= 0:
-        raise InputFormatError(name, "the file looks binary (it contains NUL bytes)", "a UTF-8 text file",
-                               line=data.count(b"\n", 0, i) + 1)
+        n = data.count(b"\n", 0, i) + 1
+        raise InputFormatError(name, nul_problem(n), "a UTF-8 text file", line=n)
     try:
         return data[start:].decode("utf-8") if start else data.decode("utf-8")
     except UnicodeDecodeError as exc:
