@@ -606,8 +606,12 @@ def step_label(i: int) -> str:
 #: found the tables the smallest text on the projector's screen). A static table (``st.table``, GRanker's rankings) is
 #: HTML: its text, Streamlit's 0.875 rem, is set :data:`PROJECTOR_SCALE` as large (a later audit found GRanker's tables left at their size).
 QUIET = S.TOUR_QUIET
-#: The bar's projector-mode toggle (:func:`bar`).
+#: The bar's projector-mode toggle (:func:`bar`), and what More says of it.
 PROJECTOR_LABEL = "Projector"
+PROJECTOR_HELP = ("**Projector** (the bar's toggle), while the tour runs: the pages' text, the “Look at” line, the "
+                  f"lesson box, the tables and the drawings' labels {S.PROJECTOR_SCALE:g}× as large, and the pages' grey "
+                  "captions (how a figure was made, what a note means) hidden, so the drawings and tables still fit the "
+                  "screen.")
 
 #: How much larger projector mode sets the text a class reads (1.2–1.3× asked: 16 px text becomes 20 px).
 PROJECTOR_SCALE = S.PROJECTOR_SCALE
@@ -697,10 +701,14 @@ def bar(page: str) -> None:
                       width="stretch")
             return
         last = t.step == n - 1
-        c0, c1, c2, c3, c5, c4 = st.columns([4.5, 1.2, 2.8, 1.2, 1.6, 1.1], vertical_alignment="center")
+        # widths from each control's drawn size at 1440 px (the title ~325 px, Next's longest label ~215): with the
+        # projector toggle in the bar, Back is its arrow alone (its name in the tooltip) so that More and Leave
+        # keep their words (an audit's first draft showed "M…" and "L…")
+        c0, c1, c2, c3, c5, c4 = st.columns([6.5, 0.9, 4.3, 2.1, 2.2, 1.9], vertical_alignment="center", gap="small")
         c0.html(_title_html(t))
-        c1.button("Back", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
-                  args=(t.step - 1,), disabled=t.step == 0, width="stretch")
+        c1.button("", icon=":material/arrow_back:", key=S.sub(S.TOUR, "back"), on_click=goto,
+                  args=(t.step - 1,), disabled=t.step == 0, width="stretch",
+                  help=f"Back to step {t.step}" if t.step else "This is the first step")
         if last:
             c2.button("Finish the tour", icon=":material/flag:", key=S.sub(S.TOUR, "next"), on_click=leave,
                       kwargs={"home": True}, type="primary", width="stretch")
@@ -717,16 +725,14 @@ def bar(page: str) -> None:
                    "run now without an LLM (LLM “none” in the sidebar for this step; Next puts the recorded LLM back)")
             st.caption(f"Question: {md_escape(step.question)} · {how} · paper: [{md_escape(p.key)} "
                        f"{md_escape(step.section)}]({p.url})")
+            st.caption(PROJECTOR_HELP)
             if page in INTROS:  # the page's own intro, which it leaves to this bar during the tour
                 st.markdown("**About this page**")
                 intro_body(page)
         # in the bar, not in More: a popover stays open after a click in it, and an audit's lecturer found More's
         # text over Compare's table after turning projector mode on there (the page would not scroll under it)
-        S.keep(QUIET, c5.toggle(
-            PROJECTOR_LABEL, key=S.bind(QUIET, False, scope=page),
-            help=f"Projector mode, while the tour runs: the pages' text, the “Look at” line, the lesson box, the tables "
-                 f"and the drawings' labels {PROJECTOR_SCALE:g}× as large, and the pages' grey captions (how a figure was "
-                 "made, what a note means) hidden, so the drawings and tables still fit the screen. Off again here."))
+        # no "?" beside it (the bar has no room for one): More says what it does (PROJECTOR_HELP)
+        S.keep(QUIET, c5.toggle(PROJECTOR_LABEL, key=S.bind(QUIET, False, scope=page)))
         c4.button("Leave", icon=":material/logout:", key=S.sub(S.TOUR, "leave"), on_click=leave,
                   width="stretch", help="Leave the tour: your own workspace, LLM and models come back")
         off = _off_course(t)
@@ -1058,18 +1064,22 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
     # the question itself heads the lesson: on Compare it sits under the lesson, and the bar names it in two words
     # ("second-wife question"), so a class read the lesson before it saw the question (an audit)
     title = f"**What these runs teach** on “{md_escape(asked)}”"
+    # the lesson in one line before its details (an audit's lecturer read 3–4 dense lines per bullet); not on a page
+    # with its own lesson (GRanker's nodes, SG-RAG's matches, ReG's chains), whose lines are about what it retrieves
+    said = found.headline() if own is None else ""
+    headline = f"**{md_escape(said)}**\n\n" if said else ""
     if where is not None:
         where.drawn(asked, on_step)
     if not on_step:  # off the tour: folded, under what the page shows
         with (where.target if where is not None else st).expander("What these runs teach", icon=":material/school:"):
-            st.markdown("\n".join(f"- {md_escape(line)}" for line in lines))
+            st.markdown(headline + "\n".join(f"- {md_escape(line)}" for line in lines))
         return
     # atop Compare the lesson is compact — where the evidence is and the answers, the rest folded — so the summary
     # table under it starts above the fold of a 1440×900 projector; elsewhere it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
     assert t is not None
     with (where.target if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
-        st.markdown(f"{title}\n\n" + "\n".join(f"- {md_escape(line)}" for line in head))
+        st.markdown(f"{title}\n\n{headline}" + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()
             label = ("Why the wrong answers are wrong, and what none mode quotes" if why else

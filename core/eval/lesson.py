@@ -354,6 +354,37 @@ class Lesson:
                 f"{words} the gold answer “{self.gold_answer}”. None mode quotes the retrieved sentence that best "
                 "matches the question, whether or not it holds the answer.")
 
+    def headline(self) -> str:
+        """The lesson in one line a class reads first, before the details: how many runs' answers read every gold
+        passage (in the context handed to the answer; where none was recorded, anywhere in the ranking — as
+        :meth:`why_lines` and the verdicts' "retrieved" count it), how many answered right, and which side went
+        wrong ("" without gold passages). An audit's lecturer read 3–4 dense lines per bullet and asked for one
+        headline per lesson. Without an LLM an answer is an extracted sentence, never an exact answer: one that holds
+        the gold answer is counted.
+        """
+        n = len(self.runs)
+        if not n or not self.runs[0].gold_ranks:
+            return ""
+        found = sum(all(r.gold_read) if r.gold_read is not None else all(k is not None for _, k in r.gold_ranks)
+                    for r in self.runs)
+        extract = self.answerer == "the extractive step"
+        right = sum(r.right or (extract and r.match.kind == "contains") for r in self.runs)
+        said = "answers holding the gold answer" if extract else "right answers"
+        part = sum(not r.right and r.match.kind == "part" for r in self.runs)  # "851" of "20 March 851"
+        if n == 1:
+            head = (f"Gold evidence read by the answer: {'yes' if found else 'no'} · "
+                    f"{said.replace('answers', 'answer')}: {'yes' if right else 'partly' if part else 'no'}")
+        else:
+            head = (f"Gold evidence read by the answer: {found} of {n} methods · {said}: {right} of {n}"
+                    + (f" ({part} partly)" if part else ""))
+        if right == 0 and found:
+            return head + " — the answer step went wrong, not retrieval."
+        if right == 0:
+            return head + " — retrieval lost the evidence."
+        if not found:
+            return head + " — right without every gold passage."
+        return head + "."
+
     def lines(self) -> list[str]:
         """Every line of the lesson, in reading order."""
         out = [self.evidence_line(), self.answer_line(), *self.why_lines()]

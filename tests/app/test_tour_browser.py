@@ -52,15 +52,21 @@ _LOOK_JS = """() => { const look = document.querySelector('.egx-tour-look');
           lines: r.height / parseFloat(getComputedStyle(look).lineHeight),
           barBottom: document.querySelector('.st-key-egx-tour-bar').getBoundingClientRect().bottom}; }"""
 
-#: The bar as laid out: its height, its title (text, tooltip, cut or not, height in lines) and every button's label
-#: cut or not (a button with a label, not the popover's hidden copy).
+#: The bar as laid out: its height, its title (text, tooltip, cut or not, height in lines) and every button's and
+#: toggle's label cut or not (one with a label, not the popover's hidden copy). A label is cut where its text, as wide
+#: as it lays out, runs past an ancestor that clips it: its own element keeps its width while a button's box around
+#: it clips it to "M…" (the check of the label's own scroll width passed a bar that showed "M…" and "L…").
 _BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-bar');
   const title = bar.querySelector('.egx-tour-title');
   const lines = e => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight);
+  const cut = e => { const r = document.createRange(); r.selectNodeContents(e); const right = r.getBoundingClientRect().right;
+    for (let a = e; a && a !== bar; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible' && right > a.getBoundingClientRect().right + 1) return true; }
+    return false; };
   return {height: bar.getBoundingClientRect().height, title: title.innerText, tooltip: title.title,
-          titleCut: title.scrollWidth > title.clientWidth, titleLines: lines(title),
-          buttons: [...bar.querySelectorAll('button p')].filter(p => p.offsetParent && p.innerText.trim())
-                   .map(p => ({text: p.innerText.trim(), cut: p.scrollWidth > p.clientWidth, lines: lines(p)}))}; }"""
+          titleCut: title.scrollWidth > title.clientWidth || cut(title), titleLines: lines(title),
+          buttons: [...bar.querySelectorAll('button p, label p')].filter(p => p.offsetParent && p.innerText.trim())
+                   .map(p => ({text: p.innerText.trim(), cut: cut(p), lines: lines(p)}))}; }"""
 
 
 def _check_bar(page, i: int, step: tour.TourStep) -> None:  # type: ignore[no-untyped-def]
@@ -74,6 +80,7 @@ def _check_bar(page, i: int, step: tour.TourStep) -> None:  # type: ignore[no-un
     print(f"step {i + 1} buttons: {[(b['text'], b['cut']) for b in got['buttons']]}")
     assert all(not b["cut"] and b["lines"] < 1.5 for b in got["buttons"]), got
     assert any(b["text"].startswith("Next: " if i < n - 1 else "Finish") for b in got["buttons"]), got
+    assert {"More", tour.PROJECTOR_LABEL, "Leave"} <= {b["text"] for b in got["buttons"]}, got
     assert got["height"] <= BAR_HEIGHT, (i, step.page, got)
 
 

@@ -400,3 +400,33 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
     wired = [("q1", "q3"), ("q2", "q3"), ("q4", "q3")]
     assert not any("swapped" in x for x in sgrag_lines(nodes, wired, subs, "Rhea Dunn", ["Rhea Dunn"], question=question))
     assert not any("swapped" in x for x in sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"]))  # no question
+
+
+def test_the_headline_counts_runs_that_read_the_evidence_and_right_answers_and_says_which_side_failed() -> None:
+    """Audit 39's lecturer read 3–4 dense lines per bullet and asked for one headline per lesson. "Read" is what the
+    verdicts and the why lines count: the gold passages in the answer's context, else anywhere in the ranking."""
+    runs = [ShownRun("dense", "Viggo Tarasov", (MATRIX, WICK, SMITH), ("matrix", "wick", "smith")),
+            ShownRun("rerank", "Howard Payne", (SPEED, MATRIX, SMITH), ("speed", "matrix")),  # Agent Smith not read
+            ShownRun("sgrag", "Unable to determine", (MATRIX,))]
+    assert lesson(Q, runs, GOLD, ["Hugo Weaving"], titles={"smith": "Agent Smith"}).headline() == (
+        "Gold evidence read by the answer: 1 of 3 methods · right answers: 0 of 3 — the answer step went wrong, "
+        "not retrieval.")
+    lost = [ShownRun("ppr", "Howard Payne", (SPEED, WICK))]
+    assert lesson(Q, lost, GOLD, ["Hugo Weaving"], titles={"matrix": "The Matrix", "smith": "Agent Smith"}).headline() == (
+        "Gold evidence read by the answer: no · right answer: no — retrieval lost the evidence.")
+    deep = (SPEED, WICK, ("a", "A", "x"), ("b", "B", "x"), ("c", "C", "x"), MATRIX, SMITH)  # ranked 6, 7: read
+    assert lesson(Q, [ShownRun("reg", "Hugo Weaving", deep)], GOLD, ["Hugo Weaving"]).headline() == (
+        "Gold evidence read by the answer: yes · right answer: yes.")
+    assert lesson(Q, [ShownRun("reg", "Hugo Weaving", (MATRIX,))], GOLD, ["Hugo Weaving"],
+                  titles={"smith": "Agent Smith"}).headline() == (
+        "Gold evidence read by the answer: no · right answer: yes — right without every gold passage.")
+    # part of the gold answer is said beside the count (the Lothair lesson: "851" ×4 for "20 March 851")
+    tours = ("tours", "Ermengarde of Tours", "She died on 20 March 851.")
+    parts = [ShownRun("ppr", "851", (tours,)), ShownRun("dense", "860", (tours,))]
+    assert lesson("When did Lothair II's mother die?", parts, ["tours"], ["20 March 851"]).headline() == (
+        "Gold evidence read by the answer: 2 of 2 methods · right answers: 0 of 2 (1 partly) — the answer step went "
+        "wrong, not retrieval.")
+    # without an LLM a sentence holding the gold answer counts: no extract is ever an exact answer
+    quoted = [ShownRun("sgrag", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.", (MATRIX, SMITH))]
+    none = lesson(Q, quoted, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step")
+    assert none.headline() == "Gold evidence read by the answer: yes · answer holding the gold answer: yes."
