@@ -344,6 +344,20 @@ def training_table(trained: Mapping[str, Mapping[str, Any]], k: int) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def training_columns(columns: Sequence[str]) -> dict[str, Any]:
+    """Short headers for :func:`training_table`'s long ones, the whole name in each header's tooltip: at 1440 px an
+    audit found its last column cut ("train ex…") behind a sideways scroll."""
+    out: dict[str, Any] = {}
+    for c in columns:
+        if c.startswith("held-out "):
+            short = c.removeprefix("held-out ").replace("gold-passage triple recall", "gold triples") \
+                .replace("own-label recall", "own labels")
+            out[c] = st.column_config.TextColumn(short, help=f"{c} (the test split: questions never trained on)")
+        elif c.endswith(" examples"):
+            out[c] = st.column_config.NumberColumn(c.removesuffix(" examples"), help=f"{c}", width="small")
+    return out
+
+
 def verdict_lines(trained: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The installed runs' verdicts in words, kept with the run (an audit reloaded the page after training and found
     nothing saying the model was installed, only a scorer line higher up): the held-out comparison that installed
@@ -368,7 +382,8 @@ def training(act: Active, items: list[Any], said: Sequence[str] = ()) -> None:
                                               key=S.bind(S.REG_CURVE, "val_recall")))
         st.plotly_chart(charts.curves_figure(trained, metric), key=S.REG_CURVES_CHART)
         st.plotly_chart(charts.heldout_figure(trained, k), key=S.REG_HELDOUT_CHART)
-        st.dataframe(training_table(trained, k), hide_index=True)
+        table = training_table(trained, k)
+        st.dataframe(table, hide_index=True, column_config=training_columns(table.columns))
         for line in verdict_lines(trained):
             st.markdown(line)
         st.caption("Test split = questions never trained on or used for checkpoint selection. Gold-passage triple "

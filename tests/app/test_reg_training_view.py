@@ -53,3 +53,14 @@ def test_the_curve_choices_read_in_words():
 
     assert CURVES == {"val_recall": "validation recall", "train_loss": "training loss",
                       "val_loss": "validation loss"}
+
+
+def test_the_held_out_tables_headers_are_short_with_the_whole_name_in_their_tooltip():
+    """Audit 40: the table's last column was cut ("train ex…") at 1440 px."""
+    from components.reg_view import training_columns
+
+    cols = training_columns(list(training_table(RUNS, 30).columns))
+    assert cols["held-out gold-passage triple recall@30"]["label"] == "gold triples@30"
+    assert "held-out gold-passage triple recall@30" in cols["held-out gold-passage triple recall@30"]["help"]
+    assert cols["train examples"]["label"] == "train" and cols["held-out answer hit@30"]["label"] == "answer hit@30"
+    assert max(len(c["label"]) for c in cols.values()) <= 15
