@@ -19,6 +19,8 @@ from core.backends.spacy_mentions import _NOT_NAMES
 #: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
 SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
                            "visited", "entered", "attended", "reached", "adopted"})
+#: verbs of getting a thing given: an "it" they take gets no date ("Petra Fenwick, who received it in 1891": hers)
+RECEIVES = frozenset({"received", "receive", "receives", "got", "earned", "gained", "accepted", "collected"})
 #: verbs that bring their object into being, by their forms (the pinned pipeline has no lemmatizer): the date is the
 #: founding's or the building's, so the object's alone ("founded the X Guild in 1912", "built the mill in 1788")
 OBJECTS_DATE = frozenset({"founded", "cofounded", "co-founded", "founds", "established", "establishes", "incorporated",
@@ -39,7 +41,9 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
             c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
         return []
     if objects is None:
-        objects = [m.mention(o) for c in verb.children if c.dep_ == "dobj" for o in m._conjuncts(c)]
+        # "who received it in 1891": the receiving is the subject's ("Columbia released it on …" dates the song too)
+        objects = [m.mention(o) for c in verb.children if c.dep_ == "dobj" and (
+            c.pos_ != "PRON" or verb.lower_ not in RECEIVES) for o in m._conjuncts(c)]
     return [got for got in objects
             if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC")]
 

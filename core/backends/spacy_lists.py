@@ -11,6 +11,12 @@ shapes the small parser gets wrong (an audit's type-foundry corpus; BubbleRAG §
 * **A gapped object**: "The group bought Harrowgate Type Foundry in 1921 *and the Pellham Bindery in 1934*" — the
   parser joined "Bindery" to the verb, not to the first object, so only a title link was left of the purchase. A noun
   joined to a verb that has an object of its own is the verb's object too, with its own date (:func:`gapped_objects`).
+* **A list read as an apposition**: "awarded for the best colony, the best comb honey, or for work …" — the parser
+  made "the best comb honey" an appositive of "the best colony" ("best colony · is · best comb honey"); a common noun's
+  common-noun appositive followed by ", or"/", and" is the next item of a list, a conjunct (:func:`listed_item`).
+* **A work's title after its noun and a comma**: "Her best known painting, Saffron Sails at Dusk, shows …" — the small
+  model cut the title at "at" ("saffron sails"); capitalised words with lower-case joining words between them, from
+  the comma after a work's noun to the next comma, are one name (:func:`work_titles`).
 """
 
 from __future__ import annotations
@@ -100,3 +106,44 @@ def named_members(noun: Any) -> list[Any]:
     name = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN" and c.left_edge.i == noun.i + 1),
                 None)
     return [] if name is None else [c for c in name.conjuncts if c.i > name.i and c.pos_ == "PROPN"]
+
+
+def listed_item(tok: Any) -> None:
+    """Make the appositive ``tok`` a conjunct where it is a list's item (see the module docstring): both nouns common,
+    a comma before it and ", or"/", and" right after it ("Vell, a weaver, and Tom Reed" keeps its apposition: a name heads it)."""
+    doc = tok.doc
+    end = tok.right_edge.i - (tok.right_edge.text == ",")  # the parser may hang the comma on the noun
+    if tok.dep_ != "appos" or tok.pos_ != "NOUN" or tok.head.pos_ != "NOUN" or end + 2 >= len(doc) \
+            or doc[end + 1].text != "," or doc[end + 2].lower_ not in ("or", "and") or doc[tok.left_edge.i - 1].text != ",":
+        return
+    tok.dep_ = "conj"
+
+
+#: nouns of a work whose title may follow them after a comma
+WORK_NOUNS = frozenset({"painting", "picture", "portrait", "book", "novel", "poem", "song", "album", "play", "film",
+                        "pamphlet", "handbook", "memoir", "essay", "opera", "symphony", "sculpture", "manual",
+                        "treatise", "hymn", "ballad", "story", "textbook", "primer", "guide", "history", "diary"})
+#: lower-case words that may join the capitalised words of a title ("Twelve Lessons at the Clavier")
+_JOIN = frozenset({"a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with"})
+
+
+def work_titles(doc: Any, taken: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """(start, end, "WORK_OF_ART") of each work's title after "<work noun …>," (see the module docstring): from the
+    comma (a work's noun among the five words before it) to the next comma, full stop or semicolon, capitalised words
+    with at least one joining word between them ("Notes on Wind"); none an entity holds whole, none in ``taken``."""
+    out: list[tuple[int, int, str]] = []
+    for tok in doc[:-2]:
+        before = doc[max(tok.sent.start, tok.i - 5):tok.i]
+        if tok.text != "," or not any(t.lower_ in WORK_NOUNS and t.pos_ == "NOUN" for t in before) \
+                or any(t.text == "," for t in before):
+            continue
+        start = end = tok.i + 1
+        while end < tok.sent.end and (doc[end].text[:1].isupper() or doc[end].lower_ in _JOIN) and end - start < 12:
+            end += 1
+        if end >= len(doc) or doc[end].text not in (",", ".", ";") or not doc[start].text[:1].isupper() \
+                or not doc[end - 1].text[:1].isupper() or not any(t.lower_ in _JOIN for t in doc[start + 1:end - 1]):
+            continue
+        if not any(e.start == start and e.end == end for e in doc.ents) and not any(
+                b < end and start < e for b, e, _ in taken + out):
+            out.append((start, end, "WORK_OF_ART"))
+    return out

@@ -390,7 +390,9 @@ class _Mentions:
                     # or by name "was born" (a title the small model tagged ORG is a person's all the same)
                     self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
                         subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0])))
-                    cur = ((self.title, "TITLE"), "TITLE")
+                    cur = ((self.title, "TITLE"), "TITLE")  # "The first winner of it was Petra Fenwick": Petra
+                    cur = (ana.named_attr(self, sent.root, VALUE_LABELS) if subs[0].tag_ == "NN" and _AGENT.fullmatch(
+                        subs[0].lower_) else None) or cur
                 elif got is not None and got[1] not in VALUE_LABELS:
                     # a proper name after "the" names a thing ("The Grey Heron was a steam ferry. It carried …")
                     the = subs[0].tag_ == "NNP" and got[0] not in self._people and any(c.dep_ == "det" and c.lower_ == "the" for c in subs[0].children)

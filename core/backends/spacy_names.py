@@ -55,6 +55,16 @@ class _Collected:
         k = next((i for i, w in enumerate(raw) if not w[:1].isupper()), len(raw))
         return 0 < k < len(raw) and all(w.isalpha() and w.islower() for w in raw[k:]) and name.split() == raw[:k]
 
+    def _starts_name(self, full: str, label: str, full_label: str) -> bool:
+        """Whether a bare first word labelled ``label`` may stand for ``full``: a person's given name (not a king's
+        "Lothair" of "Lothair II"), or a firm's first word ("Dunmere Holdings"); never a thing named after a place
+        ("Brannock Carillon") nor a name going on in lower case ("Wren roadster")."""
+        raw = full.split(" (", 1)[0].split()
+        if len(raw) < 2 or not raw[1][:1].isupper() or all(x.lower() in _NAME_SUFFIXES for x in raw[1:]):
+            return False
+        person = full_label == "PERSON" or (full == self.title and self.title_person)
+        return (person and label in ("PERSON", "")) or raw[-1].lower() in _FIRM_HEADS
+
     def aliases(self) -> dict[str, str]:
         """Short names that stand for a longer name of the same passage: ``{"Snow": "Hank Snow"}``.
 
@@ -71,7 +81,10 @@ class _Collected:
         noun ("Municipality", "River", …); when the title is one of several such names, the title wins
         (the passage is about it); a name after "of" in the title is what the title is of, never its short name
         ("Circus Marvetti" in "Sale of Circus Marvetti"). A person's fuller name that contains the title's words in order
-        ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. Dates and numbers are never aliased.
+        ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. A one-word name no such name ends with is the
+        one longer name of the passage (the title or a named entity) that starts with it, where exactly one does ("Orla"
+        in "Orla Fenwick", "Dunmere" beside "Dunmere Holdings"; a place never a person's or a firm's: "Washington" is no
+        "Washington Irving"). Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
             return tuple(normalize_name(canonical_entity(name)).split())
@@ -85,6 +98,10 @@ class _Collected:
             w = words(name)
             if label == "PERSON" and len(w) >= 2:
                 full.append((_strip_suffix(w), name))
+        # the longer names a bare first word may stand for: the title and each named entity of two words or more
+        labels_of = {n: lab for n, lab in self.labels.items() if lab not in VALUE_LABELS and lab != "TITLE"}
+        firsts = [(title_words, str(self.title))] if self.title else []
+        firsts += [(words(n), n) for n, lab in labels_of.items() if lab and n[:1].isupper()]
         out: dict[str, str] = {}
         for name, label in self.labels.items():
             w = words(name)
@@ -100,6 +117,12 @@ class _Collected:
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))
+            if not targets and len(w) == 1:  # a first word: "Orla" of "Orla Fenwick", "Quillon" of "Quillon Honey Co."
+                starts = {fw: f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0] and label not in _PLACE_LABELS
+                          and self._starts_name(f, label, labels_of.get(f, ""))}
+                if len(starts) == 1:
+                    out[name] = starts.popitem()[1]
+                    continue
             if ", " in (self.title or "") and w == title_words and label not in ("PERSON", "TITLE"):
                 out[name] = str(self.title)  # "Hosterman" in "Hosterman, West Virginia" (no person "… Hosterman")
                 continue
@@ -156,6 +179,11 @@ _GENERIC_HEADS = frozenset({
     "state", "region", "department", "prefecture", "island", "islands", "river", "lake", "mountain",
     "mountains", "valley", "bay", "airport", "station", "university", "college", "school", "company",
     "corporation", "inc.", "ltd", "band", "fc", "f.c.", "club"})
+
+
+#: a firm's last word: its first word alone is the firm ("Dunmere" of "Dunmere Holdings")
+_FIRM_HEADS = frozenset({"company", "holdings", "trading", "group", "corporation", "industries", "enterprises",
+                         "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners"})
 
 
 def _short_of(full: tuple[str, ...], n: int) -> bool:

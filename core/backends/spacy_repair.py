@@ -10,8 +10,9 @@ name goes (the agent's object here), and the name keeps its entity label.
 A firm's name with "and" or "&" ("Mauncey and Daughters", "Brask & Co") becomes one ORG token too, merged in place
 with the parse kept: the parser read "founded Mauncey and Daughters" as two objects, "Mauncey" and "Daughters", so the
 ``spacy`` extractor wrote "Ida Mauncey · founded · Mauncey" (an audit). Only where the words show one name: a capitalised family or partner word
-after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), or "&" between capitalised words; "Ida and Tom founded …"
-stays two people.
+after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), a firm's head word after "<Name> and <Name>"
+(:data:`FIRM_HEADS`: "Harrow and Pell Trading", which the model cut into "Harrow" and "Pell Trading"), or "&" between
+capitalised words; "Ida and Tom founded …" stays two people.
 
 A name with a plural possessive inside ("the Confectioners' Guild of Halvek") becomes one ORG token the same way: the
 parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a text emphasises
@@ -50,6 +51,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends.spacy_lists import listed_item, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -58,8 +60,12 @@ MAX_NAME_TOKENS = 6
 #: Daughters", "Harrow and Sons", "Pell and Co.")
 FIRM_WORDS = frozenset({"sons", "son", "daughters", "daughter", "co", "co.", "company", "brothers", "bros", "bros.",
                         "sisters", "partners", "associates", "nephews", "nephew", "cousins", "heirs", "successors"})
-#: a legal form that may follow such a name ("Pell and Sons Ltd")
+#: a legal form that may follow such a name ("Pell and Sons Ltd"); verbs with an object complement ("kept X running")
+_KEEPS = frozenset({"kept", "keep", "keeps", "keeping", "left", "leave", "leaves", "found", "find", "finds"})
 _LEGAL = frozenset({"ltd", "ltd.", "limited", "inc", "inc.", "plc", "llc", "gmbh", "co", "co."})
+#: a firm's head word after "<Name> and <Name>": "Harrow and Pell Trading" is one firm (the model cut "Harrow" off)
+FIRM_HEADS = frozenset({"trading", "holdings", "company", "industries", "shipping", "manufacturing", "enterprises",
+                        "corporation", "merchants", "publishers", "brewery", "foundry", "works", "mills", "limited"})
 
 
 #: a name in Markdown-style emphasis in a passage's text ("a memoir, *Cones and Kettles*, which",
@@ -158,7 +164,9 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
         if left.pos_ != "PROPN" or not left.text[:1].isupper() or not right.text[:1].isupper() \
                 or right.sent.start != tok.sent.start:
             continue
-        if tok.lower_ == "and" and right.lower_ not in FIRM_WORDS:
+        headed = tok.lower_ == "and" and right.pos_ == "PROPN" and tok.i + 2 < tok.sent.end \
+            and doc[tok.i + 2].lower_ in FIRM_HEADS and doc[tok.i + 2].text[:1].isupper()
+        if tok.lower_ == "and" and right.lower_ not in FIRM_WORDS and not headed:
             continue
         start = tok.i - 1
         while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
@@ -168,7 +176,7 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
         before, after = ent_of.get(tok.i - 1), ent_of.get(tok.i + 1)
         if before is not None and after is not None and before is not after and len(before) > 1 and len(after) > 1:
             continue  # two names of their own: "Booker T. Washington High School & Warren Easton High School"
-        end = tok.i + 2
+        end = tok.i + 3 if headed else tok.i + 2
         if any(e.start <= start and e.end >= end for e in doc.ents):
             continue  # one entity already: the mention rules keep it whole
         if tok.lower_ == "&":  # the name after "&" whole: "Mr. & Mrs. Smith"
@@ -233,7 +241,8 @@ def repair_names(nlp: Any, doc: Any, marked: list[tuple[int, int]] | None = None
     """``doc`` parsed again with each name holding a mistaken verb, and each ``marked`` name (the characters
     :func:`unmark_names` gives), as one proper-noun token (see the module docstring); ``doc`` itself where there is
     none."""
-    return mend_attachments(_merge_firms(_reparse_names(nlp, doc, _marked_spans(doc, marked or []))))
+    marks = _marked_spans(doc, marked or [])
+    return mend_attachments(_merge_firms(_reparse_names(nlp, doc, marks + work_titles(doc, marks))))
 
 
 def _merge_firms(doc: Any) -> Any:
@@ -312,7 +321,39 @@ def mend_attachments(doc: Any) -> Any:
         _named_thing_in_place(tok)
         _works_noun(tok)
         _contact_relative(tok)
+        _copula_participle(tok)
+        listed_item(tok)
+        _object_complement(tok)
     return doc
+
+
+def _object_complement(noun: Any) -> None:
+    """"kept the Brackwater Apiary running" (an audit's node): the name is the object, "running" its complement."""
+    verb, name = noun.head, noun.doc[noun.i - 1]
+    if noun.dep_ != "dobj" or noun.tag_ != "NN" or not noun.lower_.endswith("ing") or verb.lower_ not in _KEEPS \
+            or name.pos_ != "PROPN" or name.dep_ != "compound" or name.head.i != noun.i:
+        return
+    for c in [c for c in noun.children if c.i < name.i]:
+        c.head = name
+    name.head, name.dep_ = verb, "dobj"
+    noun.head, noun.dep_, noun.pos_, noun.tag_ = verb, "xcomp", "VERB", "VBG"
+
+
+def _copula_participle(verb: Any) -> None:
+    """"X is a kite festival held … since 1905": the parser made "a kite festival held …" a clause (an audit's "kite
+    festival · held since · 1905"); the noun is the copula's attribute, "held" a participle on it (its edges are the
+    subject's). Only "a"/"an" + noun right after "is"/"was", then the past form with no object, and no attribute."""
+    if verb.lower_ not in ("is", "was", "are", "were") or any(c.dep_ == "attr" for c in verb.children):
+        return
+    for clause in [c for c in verb.children if c.dep_ == "ccomp" and c.tag_ in ("VBD", "VBN")]:
+        subs = [c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if len(subs) != 1 or any(c.dep_ in ("dobj", "aux", "auxpass") for c in clause.children):
+            continue
+        noun = subs[0]
+        if noun.pos_ != "NOUN" or noun.left_edge.i != verb.i + 1 or clause.i != noun.i + 1 or noun.left_edge.lower_ not in ("a", "an"):
+            continue
+        noun.head, noun.dep_ = verb, "attr"
+        clause.head, clause.dep_, clause.tag_ = noun, "acl", "VBN"
 
 
 #: determiners of a noun a clause without "that" may follow ("every bell the foundry cast")

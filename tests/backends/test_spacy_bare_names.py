@@ -1,0 +1,94 @@
+"""A bare first word of a longer name is that name's node, a firm "X and Y Trading" stays whole, a pronoun object or a
+relative "who" gives no edge of its own, a copula's participle is its subject's, and a list is no apposition —
+readings audits 39 and 40 found wrong on their apiary and kite-maker corpora."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import nodes
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_firm_x_and_y_trading_is_one_name(ex):
+    """The model cut "Harrow and Pell Trading" into "Harrow" and "Pell Trading": the company closed the workshop."""
+    got = triples(ex, "Tansley Kite Works\nIn 1931 the company was bought by Harrow and Pell Trading, which moved "
+                      "production inland and closed the Quillan Bay workshop in 1934.")
+    assert ("Tansley Kite Works", "bought by", "Harrow and Pell Trading") in got, got
+    assert ("Harrow and Pell Trading", "closed in", "1934") in got, got
+    assert not {"Harrow", "Pell Trading"} & nodes(got), got
+
+
+def test_a_bare_first_word_is_the_one_longer_name_it_starts(ex):
+    """"Dunmere" is Dunmere Holdings, "Quillon" the title Quillon Honey Company, "Orla" the title Orla Fenwick."""
+    got = triples(ex, "Quillon Honey Company\nIn 1958 the Quillon Honey Company was taken over by Dunmere Holdings, "
+                      "a trading group that also owned flour mills. Under Dunmere the company closed two of its three "
+                      "packing halls. The Quillon name is still used on jars of heather honey sold today.")
+    assert ("Quillon Honey Company", "closed under", "Dunmere Holdings") in got, got
+    assert not {"Dunmere", "Quillon"} & nodes(got), got
+    got = triples(ex, "Orla Fenwick\nFenwick married the schoolmaster Tobin Fenwick in 1879. Their only daughter, "
+                      "Petra Fenwick, was born in Harnsey in 1880. Orla taught her daughter to find a queen.")
+    assert "Orla" not in nodes(got), got
+    assert ("Orla Fenwick", "married", "Tobin Fenwick") in got, got
+
+
+def test_a_bare_place_is_no_persons_first_name(ex):
+    """A place never stands for a person: "Washington" is no short name of Washington Irving."""
+    got = triples(ex, "Washington Irving\nWashington Irving was an American writer. In 1842 he moved to Madrid, and "
+                      "he later lived in Washington.")
+    assert ("Washington Irving", "lived in", "Washington") in got, got
+
+
+def test_a_pronoun_object_has_no_date_and_she_is_the_named_winner(ex):
+    """"who received it in 1891": the receiving is Petra's, not the medal's; "She won it again" after "The first winner
+    of the Golden Comb Medal was Petra Fenwick" is Petra (the title is a medal, not a "she")."""
+    got = triples(ex, "Golden Comb Medal\nThe Golden Comb Medal is an award for skill in beekeeping. The first winner "
+                      "of the Golden Comb Medal was Petra Fenwick, who received it in 1891 at the age of eleven. She "
+                      "won it again in 1904 and in 1911, the only person to win it three times.")
+    assert ("Petra Fenwick", "received in", "1891") in got, got
+    assert ("Petra Fenwick", "won in", "1911") in got, got
+    assert not any(h == "Golden Comb Medal" and r in ("received in", "won in") for h, r, _ in got), got
+    got = triples(ex, "Ostra Guild\nThe Ostra Guild is a guild of weavers. Hester Quill founded it in 1912.")
+    assert ("Ostra Guild", "founded in", "1912") in got, got
+
+
+def test_a_copulas_noun_with_a_participle_gives_the_participle_to_the_subject(ex):
+    """The parser read "a kite festival held …" as a clause of its own: the fair is held, not "kite festival"."""
+    got = triples(ex, "Brackmere Wind Fair\nThe Brackmere Wind Fair is a kite festival held each September in "
+                      "Brackmere since 1905.")
+    assert ("Brackmere Wind Fair", "held since", "1905") in got, got
+    assert ("Brackmere Wind Fair", "is", "kite festival") in got, got
+    assert "kite festival" not in {h for h, _, _ in got}, got
+
+
+def test_a_list_item_after_a_comma_is_no_apposition(ex):
+    """"the best colony, the best comb honey, or …" lists what the medal is awarded for; "Ostra, a market town, and
+    Vell" keeps its apposition (a name heads it)."""
+    got = triples(ex, "Golden Comb Medal\nThe medal is a small disc. It is awarded for the best colony, the best comb "
+                      "honey, or for work that improves the bees of the district.")
+    assert ("best colony", "is", "best comb honey") not in got, got
+    assert ("Golden Comb Medal", "awarded for", "best comb honey") in got, got
+    got = triples(ex, "Ostra\nOstra, a market town, and Vell lie on the river.")
+    assert ("Ostra", "is", "market town") in got, got
+
+
+def test_a_released_it_keeps_its_date_and_the_others_are_no_he(ex):
+    """Guards from MuSiQue: only a received "it" loses the date ("Columbia Records released it on …" dates the
+    song); "The others were Dave Rodger, …" in a footballer's page leaves the next "he" the footballer."""
+    got = triples(ex, "Winter Song\nWinter Song is a song by Ada Vell. Columbia Records released it on November 1, "
+                      "1994.")
+    assert ("Winter Song", "released on", "November 1, 1994") in got, got
+    got = triples(ex, "Peter Aitken\nAitken joined Bristol City in 1980. The others were Dave Rodger and Geoff "
+                      "Merrick. While at Rovers he was the club captain.")
+    assert ("Peter Aitken", "was", "club captain") in got, got
+    assert not any(h == "Dave Rodger" and r.startswith("was") for h, r, _ in got), got
+
+
+def test_an_object_complement_and_a_works_title_are_no_part_of_the_name(ex):
+    """"kept the Brackwater Apiary running" is no node "Brackwater Apiary running"; a work's title after its noun
+    and a comma is whole ("Saffron Sails at Dusk", "Notes on Wind"), not cut at "at"/"on"."""
+    got = triples(ex, "Quillon Honey Company\nUnder Dunmere Holdings the company closed two packing halls but kept "
+                      "the Brackwater Apiary running.")
+    assert ("Quillon Honey Company", "kept", "Brackwater Apiary") in got, got
+    got = triples(ex, "Mirela Vost\nMirela Vost was a painter. Her best known painting, Saffron Sails at Dusk, shows "
+                      "kites flying above the harbour wall. She wrote one short book, Notes on Wind, printed in 1911.")
+    assert {"Saffron Sails at Dusk", "Notes on Wind"} <= nodes(got), got
+    assert not {"Saffron Sails", "Notes"} & nodes(got), got
