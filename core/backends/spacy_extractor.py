@@ -178,7 +178,10 @@ class SpacyExtractor:
     # v31: no name ends in "of" ("the Clock Tower of" Brannock, "the Great Tenor of Ostrelle" whole), "the Guild of Bell
     # Ringers of Lesk" whole, "a new bell works" a noun, "the brothers A and B" both, "he" after "her father" the father,
     # "every bell the foundry cast" no object "foundry cast", "between 1842 and 1921" the years, "the town" the town named
-    model_id = f"spacy-v31:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v32: a bare first word is the one longer name it starts ("Dunmere" → Dunmere Holdings), "Harrow and Pell Trading"
+    # one firm, "who received it in 1891" the receiver's date, "is a kite festival held …" the subject's, "the best
+    # colony, the best comb honey, or" a list, "kept X running" and "painting, Saffron Sails at Dusk," whole names
+    model_id = f"spacy-v32:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
