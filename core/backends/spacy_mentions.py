@@ -230,7 +230,8 @@ class _Mentions:
                     return other
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
                 return None
-            return got if _fits(word, got, str(first.tag_)) and self._gender.get(got[0], word) == word else None
+            tag = str(first.tag_) + ("+body" if got[1] == "ORG" and first.lower_ in BODY_NOUNS else "")  # "the group"
+            return got if _fits(word, got, tag) and self._gender.get(got[0], word) == word else None
         self._subjects_ready()
         prev = self._antecedents.get(sent.start) if self._antecedents else None
         if word in ("he", "she"):

@@ -84,7 +84,8 @@ class _Collected:
         ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. A one-word name no such name ends with is the
         one longer name of the passage (the title or a named entity) that starts with it, where exactly one does ("Orla"
         in "Orla Fenwick", "Dunmere" beside "Dunmere Holdings"; a place never a person's or a firm's: "Washington" is no
-        "Washington Irving"). Dates and numbers are never aliased.
+        "Washington Irving"). A maiden name is the married name the passage also gives the spouse's wife or husband
+        ("Pell married Miriam Lusk … Miriam Pell kept …": Miriam Pell). Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
             return tuple(normalize_name(canonical_entity(name)).split())
@@ -135,6 +136,14 @@ class _Collected:
                     out[name] = max(before, key=lambda f: self.order[f])
             elif len(targets) == 1:  # where the text gave no order (names the pieces' spans do not hold)
                 out[name] = targets.pop()
+        # a maiden name is the married name the passage also uses: "Pell married Miriam Lusk … Miriam Pell kept …"
+        wed = {(out.get(t.head, t.head), t.tail) for t in self.triples if t.relation == "married"}
+        for spouse, maiden in wed | {(b, a) for a, b in wed}:
+            mw, sw = words(maiden), words(spouse)
+            wife = [n for n, lab in self.labels.items() if lab == "PERSON" and len(mw) == 2 and len(sw) >= 2
+                    and words(n) == (mw[0], sw[-1]) and mw[1] != sw[-1] and mw[0] not in _PARTICLES]
+            if len(wife) == 1 and maiden not in out:
+                out[maiden] = wife[0]
         if len(title_words) >= 2:  # a fuller form of the title: 'Clarence Eugene "Hank" Snow' is "Hank Snow"
             for name, label in self.labels.items():
                 w = tuple(x.strip("\"'“”‘’") for x in words(name))
@@ -181,6 +190,9 @@ _GENERIC_HEADS = frozenset({
     "corporation", "inc.", "ltd", "band", "fc", "f.c.", "club"})
 
 
+#: a surname's first word, no given name ("Van Alen" is no "Van Buren" married)
+_PARTICLES = frozenset({"van", "von", "de", "der", "den", "di", "da", "du", "del", "della", "la", "le", "st", "st.",
+                        "mac", "mc", "o", "al", "el", "ben", "bin", "ter", "ten"})
 #: a firm's last word: its first word alone is the firm ("Dunmere" of "Dunmere Holdings")
 _FIRM_HEADS = frozenset({"company", "holdings", "trading", "group", "corporation", "industries", "enterprises",
                          "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners"})

@@ -21,7 +21,7 @@ _THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
 #: for the organisation's name such a noun stands for (:func:`_fits`)
 BODY_NOUNS = frozenset({"society", "company", "association", "club", "institute", "academy", "council", "committee",
                         "union", "federation", "league", "foundation", "firm", "guild", "board", "commission",
-                        "corporation", "agency", "organisation", "organization"})
+                        "corporation", "agency", "organisation", "organization", "group"})
 
 
 #: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may

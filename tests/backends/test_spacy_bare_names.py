@@ -92,3 +92,22 @@ def test_an_object_complement_and_a_works_title_are_no_part_of_the_name(ex):
                       "kites flying above the harbour wall. She wrote one short book, Notes on Wind, printed in 1911.")
     assert {"Saffron Sails at Dusk", "Notes on Wind"} <= nodes(got), got
     assert not {"Saffron Sails", "Notes"} & nodes(got), got
+
+
+def test_a_maiden_name_is_the_married_name_the_passage_uses(ex):
+    """"Pell married Miriam Lusk … Miriam Pell kept …": one person, under the name the text goes on with."""
+    got = triples(ex, "Josiah Pell\nJosiah Pell was a beekeeper. He kept bees. Pell married Miriam Lusk in 1876. "
+                      "She was born in 1853 in Tillow Cross. Miriam Pell kept a small herb garden for the bees.")
+    assert ("Josiah Pell", "married", "Miriam Pell") in got, got
+    assert ("Miriam Pell", "born in", "Tillow Cross") in got, got
+    assert "Miriam Lusk" not in nodes(got), got
+
+
+def test_it_after_the_group_is_the_group_not_the_annals_title(ex):
+    """"The group never made bells itself, and in 1969 it closed the Fallowgate works": "it" is the group the text
+    named (the Ambery Group), not the page "Ambery Group Annals" (audit 38)."""
+    got = triples(ex, "Ambery Group Annals\nThe Ambery Group is an engineering firm based in Saltmere. In 1958 the "
+                      "Ambery Group took over the Teskel Metal Company. The group never made bells itself, and in 1969 "
+                      "it closed the Fallowgate works.")
+    assert ("Ambery Group", "closed", "Fallowgate works") in got, got
+    assert not any(h == "Ambery Group Annals" and r.startswith("closed") for h, r, _ in got), got
