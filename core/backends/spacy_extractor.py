@@ -180,7 +180,8 @@ class SpacyExtractor:
     # "every bell the foundry cast" no object "foundry cast", "between 1842 and 1921" the years, "the town" the town named
     # v32: a bare first word is the one longer name it starts ("Dunmere" → Dunmere Holdings), "Harrow and Pell Trading"
     # one firm, "who received it in 1891" the receiver's date, "is a kite festival held …" the subject's, "the best
-    # colony, the best comb honey, or" a list, "kept X running" and "painting, Saffron Sails at Dusk," whole names
+    # colony, the best comb honey, or" a list, "kept X running" and "painting, Saffron Sails at Dusk," whole names; a
+    # maiden name the married name the passage also uses; "it" after "The group" the group the text named
     model_id = f"spacy-v32:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
