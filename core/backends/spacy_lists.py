@@ -147,3 +147,20 @@ def work_titles(doc: Any, taken: list[tuple[int, int, str]]) -> list[tuple[int, 
                 b < end and start < e for b, e, _ in taken + out):
             out.append((start, end, "WORK_OF_ART"))
     return out
+
+
+def mend_appositive(tok: Any) -> None:
+    """An appositive the parser read wrong: a list's item (:func:`listed_item`) or a work's title hung on a noun after
+    the work's own ("a method book for young players, Twelve Lessons at the Clavier, which …": the book's, not the
+    players'; an audit read "young players · is · Twelve Lessons …"): the title goes to the work's noun it follows,
+    with the relative clause after it."""
+    listed_item(tok)
+    if tok.dep_ != "appos" or tok.ent_type_ != "WORK_OF_ART" or tok.head.lower_ in WORK_NOUNS:
+        return
+    head = tok.head
+    while head.head.i != head.i and head.lower_ not in WORK_NOUNS and tok.i - head.i <= 6:
+        head = head.head
+    if head.lower_ in WORK_NOUNS and head.pos_ == "NOUN" and tok.i - head.i <= 6:
+        for c in [c for c in tok.head.children if c.i > tok.i and c.dep_ in ("relcl", "punct")]:
+            c.head = tok  # ", which was printed in 1931" the book's too
+        tok.head = head

@@ -1,7 +1,8 @@
 """The triples of one passage over its parsed pieces, with short names resolved to the full name.
 
-A passage's pieces (:mod:`core.backends.spacy_relations`) are merged and de-duplicated; a surname or a
-place's head word stands for the full name it abbreviates in the passage (:meth:`_Collected.aliases`);
+A passage's pieces (:mod:`core.backends.spacy_relations`) are merged and de-duplicated; a surname, a
+place's head word, a given name or a firm's first word stands for the full name it abbreviates in the passage, and a
+maiden name for the married name the passage also uses (:meth:`_Collected.aliases`);
 the title entity is linked to every named entity the passage mentions (``mentions``) unless a
 relation already links the two.
 """

@@ -10,9 +10,8 @@ name goes (the agent's object here), and the name keeps its entity label.
 A firm's name with "and" or "&" ("Mauncey and Daughters", "Brask & Co") becomes one ORG token too, merged in place
 with the parse kept: the parser read "founded Mauncey and Daughters" as two objects, "Mauncey" and "Daughters", so the
 ``spacy`` extractor wrote "Ida Mauncey · founded · Mauncey" (an audit). Only where the words show one name: a capitalised family or partner word
-after "and" (:data:`FIRM_WORDS`: "and Sons", "and Co."), a firm's head word after "<Name> and <Name>"
-(:data:`FIRM_HEADS`: "Harrow and Pell Trading", which the model cut into "Harrow" and "Pell Trading"), or "&" between
-capitalised words; "Ida and Tom founded …" stays two people.
+after "and" (:data:`FIRM_WORDS`: "and Sons"), a firm's head word after "<Name> and <Name>" (:data:`FIRM_HEADS`:
+"Harrow and Pell Trading"), or "&" between capitalised words; "Ida and Tom founded …" stays two people.
 
 A name with a plural possessive inside ("the Confectioners' Guild of Halvek") becomes one ORG token the same way: the
 parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a text emphasises
@@ -40,7 +39,8 @@ Attachments the small parser gets wrong in a list are mended in the parse before
 - "works" after a noun read as a verb: "built a new bell works at Fallowgate" gave "built · new bell" (an audit); it
   is the noun, a factory (:func:`_works_noun`).
 - A relative clause without "that" read as a second object: "lists every bell the foundry cast" gave "lists ·
-  foundry cast" (an audit) (:func:`_contact_relative`).
+  foundry cast" (an audit) (:func:`_contact_relative`). So are a copula's noun with a participle read as a clause
+  ("is a kite festival held …", :func:`_copula_participle`) and "kept X running" (:func:`_object_complement`).
 
 Heads are changed in place (spaCy's ``Token.head``), each within the span the parser already gave the list, so the
 parse stays projective and the noun chunks follow the new heads.
@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.backends.spacy_lists import listed_item, work_titles
+from core.backends.spacy_lists import mend_appositive, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -322,7 +322,7 @@ def mend_attachments(doc: Any) -> Any:
         _works_noun(tok)
         _contact_relative(tok)
         _copula_participle(tok)
-        listed_item(tok)
+        mend_appositive(tok)
         _object_complement(tok)
     return doc
 

@@ -111,3 +111,12 @@ def test_it_after_the_group_is_the_group_not_the_annals_title(ex):
                       "it closed the Fallowgate works.")
     assert ("Ambery Group", "closed", "Fallowgate works") in got, got
     assert not any(h == "Ambery Group Annals" and r.startswith("closed") for h, r, _ in got), got
+
+
+def test_a_works_title_after_a_noun_phrase_is_the_works(ex):
+    """"a method book for young players, Twelve Lessons at the Clavier, which was printed in 1931": the title is the
+    book's, whole, and so is the printing (audit 38 read "Clavier · printed in · 1931")."""
+    got = triples(ex, "Marit Holloway\nHolloway wrote a method book for young players, Twelve Lessons at the Clavier, "
+                      "which was printed in 1931.")
+    assert ("method book", "is", "Twelve Lessons at the Clavier") in got, got
+    assert not any(h in ("young players", "Clavier") for h, _, _ in got), got
