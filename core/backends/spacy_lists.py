@@ -155,8 +155,9 @@ def mend_appositive(tok: Any) -> None:
     players'; an audit read "young players · is · Twelve Lessons …"): the title goes to the work's noun it follows,
     with the relative clause after it."""
     listed_item(tok)
-    if tok.dep_ != "appos" or tok.ent_type_ != "WORK_OF_ART" or tok.head.lower_ in WORK_NOUNS:
-        return
+    if tok.dep_ != "appos" or tok.ent_type_ != "WORK_OF_ART" or tok.head.lower_ in WORK_NOUNS or " " not in tok.text \
+            or tok.doc[tok.i - 1].text != ",":
+        return  # a title :func:`work_titles` made one token only ("rapper Lil Uzi Vert" is no album's title)
     head = tok.head
     while head.head.i != head.i and head.lower_ not in WORK_NOUNS and tok.i - head.i <= 6:
         head = head.head

@@ -120,3 +120,6 @@ def test_a_works_title_after_a_noun_phrase_is_the_works(ex):
                       "which was printed in 1931.")
     assert ("method book", "is", "Twelve Lessons at the Clavier") in got, got
     assert not any(h in ("young players", "Clavier") for h, _, _ in got), got
+    # a name the model tagged a work is no title of the album before it (MuSiQue)
+    got = triples(ex, "Luv Is Rage 2\nLuv Is Rage 2 is the debut studio album by American rapper Lil Uzi Vert.")
+    assert ("Luv Is Rage 2", "is", "Lil Uzi Vert") not in got, got
