@@ -14,7 +14,7 @@ import re
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_mentions import VALUE_LABELS, _good_name
 from core.backends.spacy_relations import _Piece
-from core.text import canonical_entity, normalize_name
+from core.text import canonical_entity, named_person, normalize_name
 
 
 class _Collected:
@@ -57,13 +57,15 @@ class _Collected:
         return 0 < k < len(raw) and all(w.isalpha() and w.islower() for w in raw[k:]) and name.split() == raw[:k]
 
     def _starts_name(self, full: str, label: str, full_label: str) -> bool:
-        """Whether a bare first word labelled ``label`` may stand for ``full``: a person's given name (not a king's
-        "Lothair" of "Lothair II"), or a firm's first word ("Dunmere Holdings"); never a thing named after a place
-        ("Brannock Carillon") nor a name going on in lower case ("Wren roadster")."""
+        """Whether a bare first word labelled ``label`` may stand for ``full``: a person's given name (a name
+        :func:`~core.text.named_person` reads as a person's; not a king's "Lothair" of "Lothair II"), or a firm's first
+        word ("Dunmere Holdings"); never a thing named after a place ("Brannock Carillon", "Batesville Regional
+        Airport", whose title line the small model tags PERSON) nor a name going on in lower case ("Wren roadster")."""
         raw = full.split(" (", 1)[0].split()
         if len(raw) < 2 or not raw[1][:1].isupper() or all(x.lower() in _NAME_SUFFIXES for x in raw[1:]):
             return False
-        person = full_label == "PERSON" or (full == self.title and self.title_person)
+        # a person's by a given name first (the small model tags "Dandi Satyagraha", and a title line, PERSON)
+        person = (full_label == "PERSON" or full == self.title) and named_person(" ".join(raw))
         return (person and label in ("PERSON", "")) or raw[-1].lower() in _FIRM_HEADS
 
     def aliases(self) -> dict[str, str]:
@@ -83,9 +85,9 @@ class _Collected:
         (the passage is about it); a name after "of" in the title is what the title is of, never its short name
         ("Circus Marvetti" in "Sale of Circus Marvetti"). A person's fuller name that contains the title's words in order
         ('Clarence Eugene "Hank" Snow' in "Hank Snow") is the title. A one-word name no such name ends with is the
-        one longer name of the passage (the title or a named entity) that starts with it, where exactly one does ("Orla"
-        in "Orla Fenwick", "Dunmere" beside "Dunmere Holdings"; a place never a person's or a firm's: "Washington" is no
-        "Washington Irving"). A maiden name is the married name the passage also gives the spouse's wife or husband
+        one longer name of the passage (the title or a named entity) that starts with it, where exactly one does and it
+        is a person's or a firm's (:meth:`_starts_name`: "Orla" in "Orla Fenwick", "Dunmere" beside "Dunmere
+        Holdings"; a place never a person's or a firm's: "Washington" is no "Washington Irving"). A maiden name is the married name the passage also gives the spouse's wife or husband
         ("Pell married Miriam Lusk … Miriam Pell kept …": Miriam Pell). Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
@@ -120,9 +122,10 @@ class _Collected:
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))
             if not targets and len(w) == 1:  # a first word: "Orla" of "Orla Fenwick", "Quillon" of "Quillon Honey Co."
-                starts = {fw: f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0] and label not in _PLACE_LABELS
-                          and self._starts_name(f, label, labels_of.get(f, ""))}
-                if len(starts) == 1:
+                starts = {fw: f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0]}  # one name only: no
+                # "Sapporo" among "Sapporo Sugar Company", "Sapporo Beer Garden", …
+                if len(starts) == 1 and label not in _PLACE_LABELS and self._starts_name(
+                        next(iter(starts.values())), label, labels_of.get(next(iter(starts.values())), "")):
                     out[name] = starts.popitem()[1]
                     continue
             if ", " in (self.title or "") and w == title_words and label not in ("PERSON", "TITLE"):

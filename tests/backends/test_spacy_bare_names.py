@@ -123,3 +123,12 @@ def test_a_works_title_after_a_noun_phrase_is_the_works(ex):
     # a name the model tagged a work is no title of the album before it (MuSiQue)
     got = triples(ex, "Luv Is Rage 2\nLuv Is Rage 2 is the debut studio album by American rapper Lil Uzi Vert.")
     assert ("Luv Is Rage 2", "is", "Lil Uzi Vert") not in got, got
+
+
+def test_a_bare_place_word_is_no_title_the_model_tagged_a_person(ex):
+    """MuSiQue: the small model tagged the title line "Batesville Regional Airport" PERSON; "Batesville" (the city)
+    is no short name of it, nor "Sapporo" of one of several "Sapporo …" names."""
+    got = triples(ex, "Batesville Regional Airport\nBatesville Regional Airport is a public-use airport located three "
+                      "nautical miles south of the central business district of Batesville, in Independence County, "
+                      "Arkansas, United States. It is owned by the City of Batesville.")
+    assert "Batesville" in nodes(got), got
