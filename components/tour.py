@@ -685,6 +685,7 @@ def bar(page: str) -> None:
     _note()
     t = current()
     if t is None:
+        _sidebar_follows(False)  # a tour left in projector mode gives the sidebar back
         return
     step = STEPS[t.step]
     n = len(STEPS)
@@ -743,6 +744,31 @@ def bar(page: str) -> None:
     st.html(_look_html(step, question_change(t.step)))  # under the bar, not in it: the sticky bar stays one line
     if st.session_state.get(QUIET):  # after the bar's toggle stored this run's choice
         st.html(_QUIET_CSS)
+    _sidebar_follows(bool(st.session_state.get(QUIET)))
+
+
+#: What the sidebar last did for projector mode (:func:`_sidebar_follows`).
+_SIDEBAR_SEEN = S.sub(S.TOUR, "sidebar-folded")
+#: Fold the sidebar (True) or open it again (False), clicking Streamlit's own button, as a user would (so that its »
+#: opens it again at will); tried for a second while the page draws.
+_SIDEBAR_JS = {fold: """<script>(() => { let n = 0; const go = () => {
+  const bar = document.querySelector('[data-testid=stSidebar]');
+  const open = !!bar && bar.getAttribute('data-collapsed') === 'false';
+  const b = document.querySelector(OPEN ? '[data-testid=stSidebarCollapseButton] button'
+                                        : '[data-testid=stExpandSidebarButton]');
+  if (open === OPEN && b) { b.click(); return; }
+  if (++n > 10) return; setTimeout(go, 100); }; setTimeout(go, 50); })();</script>"""
+    .replace("OPEN", "true" if fold else "false") for fold in (True, False)}
+
+
+def _sidebar_follows(quiet: bool) -> None:
+    """Fold the sidebar when projector mode turns on, open it when it turns off (or the tour ends with it on), once
+    each: at 1440×900 the sidebar's 290 px cut Compare's table at its fifth row on a projector (an audit). The sidebar's
+    own » opens it meanwhile; the tour sets its choices itself."""
+    seen = bool(st.session_state.get(_SIDEBAR_SEEN, False))
+    if quiet != seen:
+        st.session_state[_SIDEBAR_SEEN] = quiet
+        st.html(_SIDEBAR_JS[quiet], unsafe_allow_javascript=True)
 
 
 # ------------------------------------------------------------------------------------------ lessons

@@ -133,9 +133,16 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
         box = bar.get_by_text(tour.PROJECTOR_LABEL, exact=True).bounding_box()
         assert box is not None and box["height"] < 30, box  # its label on one line in the one-line bar
 
+    def sidebar(expanded: str) -> None:  # projector mode folds the sidebar (audit 41: its 290 px cut Compare's table)
+        page.wait_for_function(f"() => document.querySelector('[data-testid=stSidebar]')"
+                               f".getAttribute('data-collapsed') === '{'false' if expanded == 'true' else 'true'}'",
+                               timeout=TIMEOUT)
+
     before = page.evaluate(_TABLE_JS)
     assert float(before["zoom"]) == 1, before
+    sidebar("true")
     toggle()
+    sidebar("false")
     expect(page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").first).to_be_hidden(timeout=TIMEOUT)
     page.wait_for_timeout(1500)  # the grid lays itself out again at its new width
     got = page.evaluate(_TABLE_JS)
@@ -150,6 +157,7 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
     # columns for cut off)
     expect(page.get_by_text(re.compile(r"moved here in projector mode"))).to_be_visible(timeout=TIMEOUT)
     toggle()
+    sidebar("true")
     page.wait_for_function("() => getComputedStyle(document.querySelector("
                            "'[data-testid=stMain] [data-testid=stDataFrame]').closest("
                            "'[data-testid=stElementContainer]')).zoom === '1'", timeout=TIMEOUT)
