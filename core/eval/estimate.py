@@ -81,6 +81,7 @@ class Estimate:
     loads: Mapping[str, float | None] = field(default_factory=dict)
     overhead_load: float | None = None  #: the load while the overhead's run ran (None: a default or unknown)
     busy: bool = False  #: the machine is busier now than when the figures were measured (:meth:`under_load`)
+    busy_top: float | None = None  #: then the range's top: the run's seconds at its fair share of the CPUs
     no_llm: bool = False  #: the measured defaults carry :data:`NO_LLM_ANSWER_S` for the extractive answer
 
     def under_load(self, load: float | None, cores: int) -> Estimate:
@@ -105,7 +106,7 @@ class Estimate:
         note = (f"The machine is busy now (load {load:.1f} on {cores} cores; {measured}): other work shares the "
                 f"CPU, so the run may take longer — up to about {duration(self.total * share)} ({share:.1f}×) if it "
                 f"gets only its share of the {cores} cores, more beside CPU-heavy work.")
-        return replace(self, notes=(*self.notes, note), busy=True)
+        return replace(self, notes=(*self.notes, note), busy=True, busy_top=self.total * share)
 
     @property
     def in_methods(self) -> float:
@@ -132,7 +133,11 @@ class Estimate:
                             if self.no_llm else ""))
         per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
         head = "at least " if self.lower_bound else "about "
-        text = (f"{lead}: {head}{duration(self.total)} — {self.questions} questions × {len(self.methods)} methods: "
+        # a busy machine's range in the headline: an audit read "about 1 min 7 s" and waited 3 min 7 s at load 5.5,
+        # the "up to about 3 min 34 s" at the end of the line
+        now = (f" on a quiet machine, up to about {duration(self.busy_top)} on this busy one"
+               if self.busy_top is not None and self.busy_top > self.total else "")
+        text = (f"{lead}: {head}{duration(self.total)}{now} — {self.questions} questions × {len(self.methods)} methods: "
                 f"{duration(self.in_methods)} in the methods ({per} per question), plus about "
                 f"{duration(self.overhead)} outside them ({self.overhead_source}). Based on {' and '.join(basis)}.")
         if self.lower_bound:

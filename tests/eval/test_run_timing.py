@@ -303,6 +303,10 @@ def test_the_estimate_says_when_the_machine_is_busier_than_when_its_seconds_were
     from core.eval.estimate import duration
 
     assert f"up to about {duration(est.total * 5.5 / 2)} (2.8×) if it gets only its share" in busy.sentence()
+    # ... and the range leads the line (audit 41 read "about 1 min 7 s" first and waited 3 min 7 s at load 5.5)
+    assert busy.sentence().startswith(f"Estimate: about {duration(est.total)} on a quiet machine, up to about "
+                                      f"{duration(est.total * 5.5 / 2)} on this busy one — ")
+    assert "quiet machine" not in est.sentence()
     defaults = estimate_run(root, "ws", "none", ["rerank", "dense"], 10)  # dense: a measured default
     assert "measured on a quieter machine" in defaults.under_load(3.5, 2).sentence()
     newer = time.time() + 5
