@@ -97,13 +97,21 @@ def judge(res: HeldOut) -> Verdict:
         return Verdict(True, key, new, rivals, 0, f"no held-out question to compare {words}@{k} on; installed")
     beaten = {name: v for name, v in rivals.items() if not np.isnan(v) and v > new}
     vs = ", ".join(f"{name} {v:.3f}" for name, v in rivals.items() if not np.isnan(v))
-    figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} questions)"
+    # the held-out questions named where they are few (an audit read 1.000 vs 0.000 on 2 questions and could not
+    # tell which 2 they were)
+    held = [str(q) for q in (getattr(res, "split", None) or {}).get("test", ())]
+    which = f": {', '.join(held)}" if 0 < len(held) == n < FEW_HELD_OUT else ""
+    figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} question{'s' if n != 1 else ''}{which})"
+    noise = f"; {n} held-out question{'s' if n != 1 else ''} cannot tell the two apart (under {FEW_HELD_OUT}, a " \
+            "difference is noise)" if n < FEW_HELD_OUT else ""
     if beaten:
-        few = (f"; {n} held-out question{'s' if n != 1 else ''} cannot tell the two apart (under {FEW_HELD_OUT}, a "
-               "difference is noise), so it is kept aside as the cautious choice — use it anyway, or train with more "
-               "questions" if n < FEW_HELD_OUT else "")
+        few = (f"{noise}, so it is kept aside as the cautious choice — use it anyway, or train with more questions"
+               if noise else "")
         return Verdict(False, key, new, rivals, n, f"it loses to {' and '.join(beaten)}: {figures}{few}")
-    return Verdict(True, key, new, rivals, n, f"no worse than {' and '.join(rivals)}: {figures}")
+    known = [v for v in rivals.values() if not np.isnan(v)]
+    # "no worse than" for 1.000 vs 0.000 undersold it (an audit); a tie is what it says
+    said = "better than" if known and all(new > v for v in known) else "no worse than"
+    return Verdict(True, key, new, rivals, n, f"{said} {' and '.join(rivals)}: {figures}{noise}")
 
 
 #: Resamples of the paired bootstrap of :func:`held_out_gap`.

@@ -36,7 +36,20 @@ def test_judge_installs_only_a_model_that_loses_to_neither_rival() -> None:
     assert "the current retriever 0.750" in lost_to_current.text
     assert judge(_res(0.70, 0.70, current=0.70)).install  # a tie is no worse
     better = judge(_res(0.80, 0.70, current=0.75))
-    assert better.install and better.text.startswith("no worse than untrained cosine and the current retriever")
+    # audit 41 read "no worse than" for 1.000 vs 0.000: a win is said as one, a tie as a tie
+    assert better.install and better.text.startswith("better than untrained cosine and the current retriever")
+    assert judge(_res(0.70, 0.70)).text.startswith("no worse than untrained cosine")
+
+
+def test_a_win_on_few_held_out_questions_names_them_and_says_it_is_noise() -> None:
+    """Audit 41: "held-out answer hit@30 1.000 (untrained cosine 0.000)" on 2 questions looked too good to trust, and
+    which 2 questions they were was nowhere."""
+    r = _res(1.0, 0.0, n=2)
+    r.split = {"train": ["q1", "q2"], "val": ["q3"], "test": ["q7", "q9"]}
+    v = judge(r)
+    assert v.install and v.text == ("better than untrained cosine: held-out gold-passage triple recall@30 1.000 vs "
+                                    "untrained cosine 0.000 (2 questions: q7, q9); 2 held-out questions cannot tell "
+                                    "the two apart (under 10, a difference is noise)")
 
 
 def test_a_loss_on_few_held_out_questions_is_said_to_be_noise_and_still_kept_aside() -> None:
