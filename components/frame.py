@@ -35,6 +35,7 @@ def run_app(default: str = HOME) -> None:
         deep_link.refused_note()  # a link's backend that was not applied (llm=bogus, a live LLM) says so
         jobs_view.banner()  # "a benchmark runs: 40 %, about 2 min left" above every page while a job runs
         st.session_state[S.PAGE] = page_of(nav.url_path, default)  # the page's header knows its page by it
+        _unknown_page_note(nav.url_path)
         nav.run()
         prefetch.after_page()  # the guided demo's next step: its recorded runs replay while this one is talked over
     except EgxError as exc:  # one net for every page: the project's errors are messages, never tracebacks
@@ -44,3 +45,19 @@ def run_app(default: str = HOME) -> None:
     finally:
         st.session_state.pop(S.ACTIVE, None)
         st.session_state.pop(S.PAGE, None)
+
+
+def _unknown_page_note(url_path: str) -> None:
+    """Say that the URL names no page, above the page shown instead (the default), like an unknown workspace is said."""
+    from components import state as S
+    from components.navigation import entries, unknown_page
+    from components.ui import md_escape
+
+    # st.context.url is None without a browser (AppTest): nothing to say
+    asked = unknown_page(st.context.url, url_path, str(st.get_option("server.baseUrlPath") or ""))
+    if asked:
+        here = st.session_state.get(S.PAGE, "")
+        title = next((t for _, path, t, _ in entries() if path == here), "the first page")
+        st.warning(f"There is no page “{md_escape(asked)}” (the link names it), so this is {md_escape(title)}. "
+                   "The pages are listed in the sidebar.", icon=":material/link_off:")
+

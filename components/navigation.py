@@ -89,6 +89,29 @@ def page_of(url_path: str, default: str = HOME) -> str:
         return default
     return next((path for _, path, _, _ in entries() if Path(path).stem == url_path), f"pages/{url_path}.py")
 
+def unknown_page(url: str | None, url_path: str, base: str = "") -> str:
+    """The page name a URL asks for that no page has ("" when it names one, or none): ``st.navigation`` runs the
+    default page for ``/nosuchpage`` (``url_path`` "") without a word on the page itself — two audits read Home and
+    thought the link worked. ``base``: the server's ``server.baseUrlPath``.
+
+    >>> unknown_page("http://host:8501/nosuchpage?ws=demo", ""), unknown_page("http://host:8501/compare", "compare")
+    ('nosuchpage', '')
+    >>> unknown_page("http://host:8501/", ""), unknown_page("http://host/egx/", "", "egx")
+    ('', '')
+    >>> unknown_page("http://host/egx/nosuch", "", "/egx/")
+    'nosuch'
+    """
+    from urllib.parse import unquote, urlsplit
+
+    if url_path or not url:
+        return ""
+    parts = [p for p in unquote(urlsplit(url).path).split("/") if p]
+    prefix = [p for p in base.split("/") if p]
+    rest = parts[len(prefix):] if parts[:len(prefix)] == prefix else parts
+    stems = {Path(path).stem for _, path, _, _ in entries()}
+    return "/".join(rest) if rest and "/".join(rest) not in stems else ""
+
+
 def heading(page: str) -> str:
     """The title a page shows: its navigation title — declared (:data:`TITLES`), else a registered method's page's
     (:func:`entries`: titled by the method) — or Home's, the app's name (:data:`HEADINGS`)."""

@@ -108,3 +108,23 @@ def build_once(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("tab", name="Statistics").click()
     expect(page.get_by_text("Files and their passages")).to_be_visible(timeout=30_000)
     assert not page.get_by_text("Already building").count()
+
+
+def test_an_unknown_page_in_the_url_is_said_above_the_page_shown_instead(server: tuple[str, float]) -> None:
+    """Audits 40 and 41 opened /nosuchpage and read Home with no word that the link named no page (an unknown workspace
+    in a link is said)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, _ = server
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(f"{base}/nosuchpage", wait_until="domcontentloaded")
+            note = page.locator("[data-testid='stMain']").get_by_text("There is no page “nosuchpage” (the link names it)")
+            expect(note).to_be_visible(timeout=120_000)
+            page.goto(f"{base}/compare", wait_until="domcontentloaded")  # a page that exists: nothing said
+            expect(page.get_by_role("heading", name="Compare methods")).to_be_visible(timeout=120_000)
+            expect(page.get_by_text("There is no page")).to_have_count(0)
+        finally:
+            browser.close()
