@@ -1090,9 +1090,10 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
     # the question itself heads the lesson: on Compare it sits under the lesson, and the bar names it in two words
     # ("second-wife question"), so a class read the lesson before it saw the question (an audit)
     title = f"**What these runs teach** on “{md_escape(asked)}”"
-    # the lesson in one line before its details (an audit's lecturer read 3–4 dense lines per bullet); not on a page
-    # with its own lesson (GRanker's nodes, SG-RAG's matches, ReG's chains), whose lines are about what it retrieves
-    said = found.headline() if own is None else ""
+    # the lesson in one line before its details (an audit's lecturer read 3–4 dense lines per bullet); a page with its
+    # own lesson (GRanker's nodes, SG-RAG's matches, ReG's chains) gives its own, if any: its lines are about what it
+    # retrieves, which the passages' headline could contradict (ReG reads passages it ranks below the top 5)
+    said = found.headline() if own is None else str(getattr(own, "headline", ""))
     headline = f"**{md_escape(said)}**\n\n" if said else ""
     if where is not None:
         where.drawn(asked, on_step)
@@ -1127,10 +1128,22 @@ def found_gold(question: str, questions: Sequence[Any]) -> tuple[str, ...]:
 def granker_lesson(rows: Sequence[Any], alpha: float, *, nodes: bool) -> Callable[[Sequence[str]], list[str]]:
     """The GRanker page's own lesson (:func:`core.eval.method_lessons.granker_lines`) from the rows of its two rankings
     (:class:`core.methods.fastinsight.views.RankRow`) at the page's α."""
-    from core.eval.method_lessons import granker_lines
+    from core.eval.method_lessons import granker_headline, granker_lines
 
     shown = [(str(r.title), int(r.plain_rank), int(r.granker_rank), bool(r.gold)) for r in rows]
-    return lambda _gold: granker_lines(shown, alpha, unit="node" if nodes else "passage")
+    unit = "node" if nodes else "passage"
+    return OwnLesson(lambda _gold: granker_lines(shown, alpha, unit=unit), granker_headline(shown, alpha, unit=unit))
+
+
+class OwnLesson:
+    """A page's own lesson lines (:func:`lesson_ui`'s ``own``: called with the gold answers) and, where the page has
+    one, the headline a class reads first."""
+
+    def __init__(self, lines: Callable[[Sequence[str]], list[str]], headline: str = "") -> None:
+        self._lines, self.headline = lines, headline
+
+    def __call__(self, gold: Sequence[str]) -> list[str]:
+        return self._lines(gold)
 
 
 def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]]:

@@ -85,6 +85,10 @@ def _method_lesson(at, page: str, box: str, gold_answer: str = "Hugo Weaving") -
             assert f"{title} {k} → " + (str(after) if after is not None else "not in the top 10") in box, (title, box)
         top3 = box[box.index("GRanker's top 3 instead: "):].split(".")[0]
         assert all(str(r[unit]) in top3 for _, r in granker_t.head(3).iterrows()), top3
+        # its headline counts the gold in each table's top 10 (audit 41: the only step without one)
+        shown = sum(r["gold"] == "✓" for _, r in granker_t.head(10).iterrows())
+        assert re.search(rf"GRanker \(α = 0\.2\): {shown} gold {unit}s? in its top 10, {len(gold)} in plain "
+                         r"reranking's — \d+ moved up, \d+ down\.", box), box
     elif page == "pages/subgraph.py":  # the query graph's joins and the UNK the answer came from
         assert "The query graph joins" in box and ("matched subgraph" in box or "its match is #" in box), box
         assert (re.search(r"The answer “[^”]+” is what UNK q\d", box) or "is bound to no UNK" in box
