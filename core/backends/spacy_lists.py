@@ -17,6 +17,10 @@ shapes the small parser gets wrong (an audit's type-foundry corpus; BubbleRAG §
 * **A work's title after its noun and a comma**: "Her best known painting, Saffron Sails at Dusk, shows …" — the small
   model cut the title at "at" ("saffron sails"); capitalised words with lower-case joining words between them, from
   the comma after a work's noun to the next comma, are one name (:func:`work_titles`).
+* **A clause read as a noun**: "By 1960 the consortium owned paper mills, an ink works …" — the parser made "the
+  consortium owned" an adjective of "mills" (an audit's node "By 1960 the consortium owned paper mills"); "the <noun>
+  <past form>" before the noun of a verbless sentence is its subject and verb (:func:`subject_clause`), and "kept the
+  X running" has X as its object (:func:`object_complement`).
 """
 
 from __future__ import annotations
@@ -165,3 +169,56 @@ def mend_appositive(tok: Any) -> None:
         for c in [c for c in tok.head.children if c.i > tok.i and c.dep_ in ("relcl", "punct")]:
             c.head = tok  # ", which was printed in 1931" the book's too
         tok.head = head
+
+
+#: verbs with an object complement ("kept X running")
+_KEEPS = frozenset({"kept", "keep", "keeps", "keeping", "left", "leave", "leaves", "found", "find", "finds"})
+
+
+def object_complement(noun: Any) -> None:
+    """"kept the Brackwater Apiary running" (an audit's node): the name is the object, "running" its complement."""
+    verb, name = noun.head, noun.doc[noun.i - 1]
+    if noun.dep_ != "dobj" or noun.tag_ != "NN" or not noun.lower_.endswith("ing") or verb.lower_ not in _KEEPS \
+            or name.pos_ != "PROPN" or name.dep_ != "compound" or name.head.i != noun.i:
+        return
+    for c in [c for c in noun.children if c.i < name.i]:
+        c.head = name
+    name.head, name.dep_ = verb, "dobj"
+    noun.head, noun.dep_, noun.pos_, noun.tag_ = verb, "xcomp", "VERB", "VBG"
+
+
+def subject_clause(verb: Any) -> None:
+    """"By 1960 the consortium owned paper mills, an ink works and two shipping lines.": the parser read "the
+    consortium owned" as an adjective ("consortium-owned") of "mills", the sentence's root, so an audit's KG had the
+    node "By 1960 the consortium owned paper mills". A sentence with no verb but that one is a clause: the noun after
+    "the" is the subject, the past form the verb and the noun its object, and an appositive list after it ("an ink
+    works and two shipping lines") more objects. So is a subject noun with an "and" after its last conjunct ("The
+    consortium financed cargo ships and warehouses and, from the 1930s, bought …"): the later verb is the first's
+    conjunct. Only "the <noun> <verb>" side by side, "the" on the object ("a family owned business" stays one noun)."""
+    noun, doc = verb.head, verb.doc
+    if verb.dep_ != "amod" or verb.tag_ not in ("VBD", "VBN") or noun.pos_ != "NOUN" or verb.i < 2 \
+            or not verb.text.islower():
+        return
+    subj, det = doc[verb.i - 1], doc[verb.i - 2]
+    if subj.dep_ != "npadvmod" or subj.head.i != verb.i or subj.tag_ != "NN" or det.lower_ != "the" \
+            or det.head.i != noun.i:
+        return
+    later = noun.head
+    if noun.dep_ == "nsubj" and later.dep_ == "ROOT" and later.tag_ == "VBD":
+        last = max([c.i for c in noun.children if c.dep_ == "conj"], default=noun.i)
+        ccs = [c for c in noun.children if c.dep_ == "cc" and c.i > last]
+        if not ccs:
+            return
+        for c in [c for c in noun.children if c.i >= ccs[0].i]:
+            c.head = later  # "and, from the 1930s," bought
+        later.head, later.dep_ = verb, "conj"
+    elif noun.dep_ != "ROOT" or any(t.pos_ in ("VERB", "AUX") for t in verb.sent if t.i != verb.i):
+        return
+    for c in [c for c in noun.children if c.i < verb.i or (c.dep_ == "punct" and c.i == verb.sent.end - 1)]:
+        c.head = subj if c.i == det.i else verb
+    for c in noun.children:
+        if c.dep_ == "appos" and any(g.dep_ == "conj" for g in c.children):
+            c.dep_ = "conj"  # a list of objects: "paper mills, an ink works and two shipping lines"
+    subj.dep_, subj.pos_ = "nsubj", "NOUN"
+    verb.head, verb.dep_, verb.pos_, verb.tag_ = verb, "ROOT", "VERB", "VBD"
+    noun.head, noun.dep_ = verb, "dobj"

@@ -14,6 +14,7 @@ import re
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_mentions import VALUE_LABELS, _good_name
 from core.backends.spacy_relations import _Piece
+from core.backends.spacy_repair import FIRM_HEADS
 from core.text import canonical_entity, named_person, normalize_name
 
 
@@ -29,6 +30,8 @@ class _Collected:
         #: name -> where it is first named in the passage (its mentions in text order, over all pieces): a bare
         #: surname is the full name named nearest *before* it (:meth:`aliases`)
         self.order: dict[str, int] = {}
+        #: bare words of several names the title links to none of (:meth:`aliases`)
+        self.unlinked: set[str] = set()
         #: whether a piece read the title as a person's (:meth:`_Mentions._title_person`)
         self.title_person = False
 
@@ -88,7 +91,11 @@ class _Collected:
         one longer name of the passage (the title or a named entity) that starts with it, where exactly one does and it
         is a person's or a firm's (:meth:`_starts_name`: "Orla" in "Orla Fenwick", "Dunmere" beside "Dunmere
         Holdings"; a place never a person's or a firm's: "Washington" is no "Washington Irving"). A maiden name is the married name the passage also gives the spouse's wife or husband
-        ("Pell married Miriam Lusk … Miriam Pell kept …": Miriam Pell). Dates and numbers are never aliased.
+        ("Pell married Miriam Lusk … Miriam Pell kept …": Miriam Pell). "<Name> and <Name>" is the one firm the passage names
+        with those words and a firm's head ("Marrick and Stoll Holdings"). A bare word that two or more names of the passage
+        start with, one a firm's or a person's and none a place's ("Pellow" of "Pellow Typewriter Company" and "Pellow
+        Medal"; no acronym), is the one person named with it as
+        surname ("Anselm Pellow"); with none or several, the title links to no such word (:attr:`unlinked`). Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
             return tuple(normalize_name(canonical_entity(name)).split())
@@ -140,6 +147,25 @@ class _Collected:
                     out[name] = max(before, key=lambda f: self.order[f])
             elif len(targets) == 1:  # where the text gave no order (names the pieces' spans do not hold)
                 out[name] = targets.pop()
+        self.unlinked = set()
+        for name, label in self.labels.items():  # "Pellow" beside "Pellow Typewriter Company" and "Pellow Medal"
+            w = words(name)
+            kin = [(fw, f) for fw, f in firsts if len(fw) > 1 and fw[0] == w[0]]
+            if name in out or len(w) != 1 or label in VALUE_LABELS or label in _PLACE_LABELS or label == "TITLE" \
+                    or len(kin) < 2 or name.isupper() or any(labels_of.get(f) in _PLACE_LABELS for _, f in kin) \
+                    or not any(fw[-1] in _FIRM_HEADS | FIRM_HEADS or labels_of.get(f) == "PERSON" for fw, f in kin):
+                continue  # an acronym ("MTV" beside "MTV India"), a place's ("Dandi March"), none a firm's or person's
+            persons = {n for n, lab in labels_of.items() if lab not in _PLACE_LABELS and 2 <= len(words(n)) <= 3
+                       and words(n)[-1] == w[0] and n[:1].isupper() and words(n)[0] != w[0]}
+            if len(persons) == 1:
+                out[name] = persons.pop()  # the one person of that surname: "Anselm Pellow"
+            else:
+                self.unlinked.add(name)  # the namesakes' word, no node of its own
+        for name in self.labels:  # "Marrick and Stoll" is the firm "Marrick and Stoll Holdings" the passage names
+            firm = [n for n in self.labels if n.startswith(name + " ") and " and " in name
+                    and n[len(name) + 1:].lower() in FIRM_HEADS]
+            if len(firm) == 1:
+                out[name] = firm[0]
         # a maiden name is the married name the passage also uses: "Pell married Miriam Lusk … Miriam Pell kept …"
         wed = {(out.get(t.head, t.head), t.tail) for t in self.triples if t.relation == "married"}
         for spouse, maiden in wed | {(b, a) for a, b in wed}:
@@ -177,7 +203,7 @@ class _Collected:
             for name in self.named:
                 name = alias.get(name, name)
                 nk = key(name)
-                if nk and nk != tk and nk not in linked and not _inside(nk, tk):
+                if nk and nk != tk and nk not in linked and not _inside(nk, tk) and name not in self.unlinked:
                     linked.add(nk)
                     out.append(ExtractedTriple(self.title, "mentions", name))
         return out

@@ -11,7 +11,9 @@ A firm's name with "and" or "&" ("Mauncey and Daughters", "Brask & Co") becomes 
 with the parse kept: the parser read "founded Mauncey and Daughters" as two objects, "Mauncey" and "Daughters", so the
 ``spacy`` extractor wrote "Ida Mauncey · founded · Mauncey" (an audit). Only where the words show one name: a capitalised family or partner word
 after "and" (:data:`FIRM_WORDS`: "and Sons"), a firm's head word after "<Name> and <Name>" (:data:`FIRM_HEADS`:
-"Harrow and Pell Trading"), or "&" between capitalised words; "Ida and Tom founded …" stays two people.
+"Harrow and Pell Trading", "the Telk and Quillom Press"), the same "<Name> and <Name>" without it where the passage
+names the firm ("Under Marrick and Stoll the company moved …" beside "Marrick and Stoll Holdings": an audit's bare
+nodes "Marrick" and "Stoll"), or "&" between capitalised words; "Ida and Tom founded …" stays two people.
 
 A name with a plural possessive inside ("the Confectioners' Guild of Halvek") becomes one ORG token the same way: the
 parser read it as "Guild" owned by "Confectioners" (an audit's node "Guild"). A name a text emphasises
@@ -51,7 +53,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.backends.spacy_lists import mend_appositive, work_titles
+from core.backends.spacy_lists import mend_appositive, object_complement, subject_clause, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -60,12 +62,12 @@ MAX_NAME_TOKENS = 6
 #: Daughters", "Harrow and Sons", "Pell and Co.")
 FIRM_WORDS = frozenset({"sons", "son", "daughters", "daughter", "co", "co.", "company", "brothers", "bros", "bros.",
                         "sisters", "partners", "associates", "nephews", "nephew", "cousins", "heirs", "successors"})
-#: a legal form that may follow such a name ("Pell and Sons Ltd"); verbs with an object complement ("kept X running")
-_KEEPS = frozenset({"kept", "keep", "keeps", "keeping", "left", "leave", "leaves", "found", "find", "finds"})
+#: a legal form that may follow such a name ("Pell and Sons Ltd")
 _LEGAL = frozenset({"ltd", "ltd.", "limited", "inc", "inc.", "plc", "llc", "gmbh", "co", "co."})
 #: a firm's head word after "<Name> and <Name>": "Harrow and Pell Trading" is one firm (the model cut "Harrow" off)
 FIRM_HEADS = frozenset({"trading", "holdings", "company", "industries", "shipping", "manufacturing", "enterprises",
-                        "corporation", "merchants", "publishers", "brewery", "foundry", "works", "mills", "limited"})
+                        "corporation", "merchants", "publishers", "brewery", "foundry", "works", "mills", "limited",
+                        "press"})
 
 
 #: a name in Markdown-style emphasis in a passage's text ("a memoir, *Cones and Kettles*, which",
@@ -157,6 +159,8 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
     entity (see the module docstring): the proper nouns before the conjunction, the firm word (after "and") or the
     word or entity after "&", and a legal form after them; not two multi-word names of their own."""
     out: list[tuple[int, int, str]] = []
+    firms = {(t.nbor(-1).lower_, t.nbor().lower_) for t in doc if t.lower_ == "and" and 0 < t.i < len(doc) - 2
+             and t.nbor(2).lower_ in FIRM_HEADS and t.nbor(2).text[:1].isupper()}  # "Marrick and Stoll" of its firm
     for tok in doc:
         if tok.lower_ not in ("and", "&") or tok.i == 0 or tok.i + 1 >= len(doc) or (out and tok.i < out[-1][1]):
             continue
@@ -166,7 +170,8 @@ def _firm_spans(doc: Any) -> list[tuple[int, int, str]]:
             continue
         headed = tok.lower_ == "and" and right.pos_ == "PROPN" and tok.i + 2 < tok.sent.end \
             and doc[tok.i + 2].lower_ in FIRM_HEADS and doc[tok.i + 2].text[:1].isupper()
-        if tok.lower_ == "and" and right.lower_ not in FIRM_WORDS and not headed:
+        if tok.lower_ == "and" and right.lower_ not in FIRM_WORDS and not headed \
+                and (left.lower_, right.lower_) not in firms:
             continue
         start = tok.i - 1
         while start > tok.sent.start and doc[start - 1].pos_ == "PROPN" and doc[start - 1].text[:1].isupper() \
@@ -323,20 +328,9 @@ def mend_attachments(doc: Any) -> Any:
         _contact_relative(tok)
         _copula_participle(tok)
         mend_appositive(tok)
-        _object_complement(tok)
+        object_complement(tok)
+        subject_clause(tok)
     return doc
-
-
-def _object_complement(noun: Any) -> None:
-    """"kept the Brackwater Apiary running" (an audit's node): the name is the object, "running" its complement."""
-    verb, name = noun.head, noun.doc[noun.i - 1]
-    if noun.dep_ != "dobj" or noun.tag_ != "NN" or not noun.lower_.endswith("ing") or verb.lower_ not in _KEEPS \
-            or name.pos_ != "PROPN" or name.dep_ != "compound" or name.head.i != noun.i:
-        return
-    for c in [c for c in noun.children if c.i < name.i]:
-        c.head = name
-    name.head, name.dep_ = verb, "dobj"
-    noun.head, noun.dep_, noun.pos_, noun.tag_ = verb, "xcomp", "VERB", "VBG"
 
 
 def _copula_participle(verb: Any) -> None:

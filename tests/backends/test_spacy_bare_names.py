@@ -1,6 +1,8 @@
 """A bare first word of a longer name is that name's node, a firm "X and Y Trading" stays whole, a pronoun object or a
 relative "who" gives no edge of its own, a copula's participle is its subject's, and a list is no apposition —
-readings audits 39 and 40 found wrong on their apiary and kite-maker corpora."""
+readings audits 39 and 40 found wrong on their apiary and kite-maker corpora; and audit 41's typewriter corpus: "Marrick
+and Stoll" the firm the passage names, "the Telk and Quillom Press" whole, "the consortium owned …" a clause, and a
+bare "Pellow" among its namesakes."""
 
 from __future__ import annotations
 
@@ -132,3 +134,52 @@ def test_a_bare_place_word_is_no_title_the_model_tagged_a_person(ex):
                       "nautical miles south of the central business district of Batesville, in Independence County, "
                       "Arkansas, United States. It is owned by the City of Batesville.")
     assert "Batesville" in nodes(got), got
+
+
+def test_x_and_y_is_the_firm_x_and_y_holdings_the_passage_names(ex):
+    """"Under Marrick and Stoll the company moved its works": one node, the firm named before, no "Marrick", "Stoll"."""
+    got = triples(ex, "Pellow Typewriter Company\nIn 1923 the Pellow Typewriter Company was bought by Marrick and Stoll "
+                      "Holdings, a trading group that owned several stationery firms. Under Marrick and Stoll the "
+                      "company moved its works to a larger site on the edge of Durrowick.")
+    assert ("Pellow Typewriter Company", "moved under", "Marrick and Stoll Holdings") in got, got
+    assert not {"Marrick", "Stoll", "Marrick and Stoll"} & nodes(got), got
+
+
+def test_x_and_y_press_is_one_firm(ex):
+    """"the Telk and Quillom Press" was cut to "Quillom Press" (Oswin Telk's share lost)."""
+    got = triples(ex, "Hesper Quillom\nIn 1912 Hesper Quillom married the bookbinder Oswin Telk. Together they ran "
+                      "the Telk and Quillom Press in Durrowick, which printed poetry and maps until 1938.")
+    assert ("Hesper Quillom", "ran", "Telk and Quillom Press") in got, got
+    assert "Quillom Press" not in nodes(got), got
+
+
+def test_the_noun_and_past_form_before_a_list_is_a_clause_not_a_node(ex):
+    """"By 1960 the consortium owned paper mills, an ink works …" read "the consortium owned" as an adjective: the node
+    "By 1960 the consortium owned paper mills" with "· is · ink works"; likewise "The consortium financed cargo ships
+    and warehouses and, from the 1930s, bought industrial firms"."""
+    got = triples(ex, "Vennholt Consortium\nThe Vennholt Consortium was a banking and shipping concern. The consortium "
+                      "financed cargo ships and warehouses and, from the 1930s, bought industrial firms whose owners "
+                      "wanted to retire. By 1960 the consortium owned paper mills, an ink works and two shipping lines.")
+    assert not [n for n in nodes(got) if "consortium" in n], got
+    for owned in ("paper mills", "ink works", "two shipping lines"):
+        assert ("Vennholt Consortium", "owned", owned) in got, got
+    assert ("Vennholt Consortium", "bought", "industrial firms") in got, got
+    assert ("Vennholt Consortium", "financed", "cargo ships") in got, got
+
+
+def test_a_family_owned_business_stays_one_noun(ex):
+    """Guard: "a family owned business" (no "the" before the owner) is no clause."""
+    got = triples(ex, "Harlan Mill\nHarlan Mill is a family owned business in Tarnside.")
+    assert not [t for t in got if t[1] == "owned"], got
+
+
+def test_a_bare_word_of_several_names_is_its_one_person_or_no_node(ex):
+    """"Production ended in 1968, when the last Pellow works closed": no bare "Pellow" node beside Anselm Pellow, the
+    Pellow Typewriter Company and the Pellow Medal."""
+    got = triples(ex, "Pellow Typewriter Company\nThe Pellow Typewriter Company was a maker of portable typewriters "
+                      "founded in 1891 by Anselm Pellow in the town of Durrowick. The Model F, introduced in 1931, was "
+                      "the first Pellow machine with a two-colour ribbon. Production ended in 1968, when the last "
+                      "Pellow works closed. Many Pellow machines survive in private collections. The company also "
+                      "gave its name to the Pellow Medal, an award for fine typography.")
+    assert "Pellow" not in nodes(got), got
+    assert ("Pellow Typewriter Company", "founded by", "Anselm Pellow") in got, got
