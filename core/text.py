@@ -63,6 +63,9 @@ HONORIFICS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "professor", "sir
 _LEADING_DETERMINER = re.compile(r"^(?:the|a|an)\s+(?=\S)", re.IGNORECASE)
 _PAREN_TAIL = re.compile(r"^(?P<name>.*\S)\s*\((?P<note>[^()]*)\)$")
 _HONORIFIC = re.compile(r"^(?P<word>[A-Za-z]+)\.?\s+(?=\S)")
+#: a saint's name with a possessive: the church, college or hospital named after the saint ("churchwarden of Saint
+#: Anne's"), not the saint
+SAINTS = re.compile(r"^(?:the\s+)?(?:Saint|St\.?|Ste\.?)\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?['’]s$")
 
 
 def canonical_entity(name: str, *, drop_article: bool = True) -> str:
@@ -71,7 +74,8 @@ def canonical_entity(name: str, *, drop_article: bool = True) -> str:
 
     Whitespace collapsed, then, in order: a trailing disambiguation in parentheses of at most four
     words dropped ("David Bradley (director)" → "David Bradley"), a possessive dropped
-    ("Lothair II's" → "Lothair II", "the Beatles'" → "the Beatles"), a leading article dropped
+    ("Lothair II's" → "Lothair II", "the Beatles'" → "the Beatles"; a saint's is kept: "Saint Anne's" is a
+    church, :data:`SAINTS`), a leading article dropped
     ("the Wachowskis" → "Wachowskis"), a leading honorific dropped when two words remain
     (:data:`HONORIFICS`: "Dr. Jane Smith" → "Jane Smith"). A name that would lose its last letter or
     digit is kept as it is. ``drop_article=False`` keeps the article (the display spelling: "The
@@ -95,7 +99,7 @@ def canonical_entity(name: str, *, drop_article: bool = True) -> str:
     m = _PAREN_TAIL.match(s)
     if m and len(m.group("note").split()) <= 4:
         s = keep(m.group("name").rstrip(" ,"), s)
-    if len(s) > 2 and s[-2:] in ("'s", "’s") and s[-3].isalnum():
+    if len(s) > 2 and s[-2:] in ("'s", "’s") and s[-3].isalnum() and not SAINTS.match(s):
         s = keep(s[:-2].rstrip(), s)
     elif len(s) > 2 and s[-1] in "'’" and s[-2] == "s":
         s = s[:-1]

@@ -183,7 +183,8 @@ class SpacyExtractor:
     # colony, the best comb honey, or" a list, "kept X running" and "painting, Saffron Sails at Dusk," whole names; a
     # maiden name the married name the passage also uses; "it" after "The group" the group the text named
     # v33: "X and Y" the firm "X and Y Holdings" the passage names, "the Telk and Quillom Press" one firm, "the
-    # consortium owned mills, …" a clause (no clause node), a bare "Pellow" among namesakes its one person or no node
+    # consortium owned mills, …" a clause (no clause node), a bare "Pellow" among namesakes its one person or no node,
+    # "Saint Anne's" (a saint's possessive) the church, kept whole
     model_id = f"spacy-v33:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

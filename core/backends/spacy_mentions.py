@@ -28,7 +28,7 @@ from core.backends import spacy_anaphora as ana
 from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
-from core.text import canonical_entity, clean_text, named_person, normalize_name
+from core.text import SAINTS, canonical_entity, clean_text, named_person, normalize_name
 
 _PRONOUNS = frozenset({"he", "she", "it", "they", "his", "her", "its", "their", "him", "them"})
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they"})
@@ -99,8 +99,8 @@ class _Mentions:
     # -- mentions ------------------------------------------------------------------------------
     def text_of(self, span: tuple[int, int, str]) -> str:
         s, e, _ = span
-        if e - s >= 1 and self.doc[e - 1].tag_ == "POS":
-            e -= 1
+        if e - s >= 1 and self.doc[e - 1].tag_ == "POS" and not SAINTS.match(self.doc[s:e].text):
+            e -= 1  # a saint's kept: "churchwarden of Saint Anne's" is the church
         return clean_text(self.doc[s:e].text).strip(_EDGE_PUNCT)
 
     def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:

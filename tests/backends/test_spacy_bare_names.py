@@ -183,3 +183,9 @@ def test_a_bare_word_of_several_names_is_its_one_person_or_no_node(ex):
                       "gave its name to the Pellow Medal, an award for fine typography.")
     assert "Pellow" not in nodes(got), got
     assert ("Pellow Typewriter Company", "founded by", "Anselm Pellow") in got, got
+
+
+def test_a_saints_name_with_a_possessive_is_the_church(ex):
+    """"a churchwarden of Saint Anne's" is the church: the node keeps its "'s" (audit 39's "Saint Anne")."""
+    got = triples(ex, "Josiah Pell\nJosiah Pell was a beekeeper. He was a churchwarden of Saint Anne's for many years.")
+    assert ("Josiah Pell", "churchwarden of", "Saint Anne's") in got, got

@@ -25,6 +25,8 @@ from core.text import canonical_entity, normalize_name
     ("Lothair II's", "Lothair II"),  # possessives
     ("Lothair II’s", "Lothair II"),
     ("the Beatles'", "Beatles"),
+    ("Saint Anne's", "Saint Anne's"), ("St. Paul's", "St. Paul's"),  # a saint's: the church (audit 39)
+    ("Anne's", "Anne"),
     ("The Matrix", "Matrix"),  # determiners
     ("a Mexican drama film", "Mexican drama film"),
     ("Sir Walter Scott", "Walter Scott"),  # honorifics, when two words remain
