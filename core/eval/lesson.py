@@ -365,8 +365,9 @@ class Lesson:
         n = len(self.runs)
         if not n or not self.runs[0].gold_ranks:
             return ""
-        found = sum(all(r.gold_read) if r.gold_read is not None else all(k is not None for _, k in r.gold_ranks)
-                    for r in self.runs)
+        read = [all(r.gold_read) if r.gold_read is not None else all(k is not None for _, k in r.gold_ranks)
+                for r in self.runs]
+        found, lost = sum(read), [r.method for r, ok in zip(self.runs, read) if not ok]
         extract = self.answerer == "the extractive step"
         right = sum(r.right or (extract and r.match.kind == "contains") for r in self.runs)
         said = "answers holding the gold answer" if extract else "right answers"
@@ -377,6 +378,11 @@ class Lesson:
         else:
             head = (f"Gold evidence read by the answer: {found} of {n} methods · {said}: {right} of {n}"
                     + (f" ({part} partly)" if part else ""))
+        if right == 0 and found and lost:
+            # the others lost it in retrieval: audit 42 read "the answer step went wrong, not retrieval" above "SG-RAG
+            # did not retrieve it"
+            who = and_list(lost) if len(lost) <= 3 else f"{len(lost)} methods"
+            return head + (f" — the answer step went wrong where the evidence was read; {who} lost it in retrieval.")
         if right == 0 and found:
             return head + " — the answer step went wrong, not retrieval."
         if right == 0:

@@ -409,8 +409,10 @@ def test_the_headline_counts_runs_that_read_the_evidence_and_right_answers_and_s
             ShownRun("rerank", "Howard Payne", (SPEED, MATRIX, SMITH), ("speed", "matrix")),  # Agent Smith not read
             ShownRun("sgrag", "Unable to determine", (MATRIX,))]
     assert lesson(Q, runs, GOLD, ["Hugo Weaving"], titles={"smith": "Agent Smith"}).headline() == (
-        "Gold evidence read by the answer: 1 of 3 methods · right answers: 0 of 3 — the answer step went wrong, "
-        "not retrieval.")
+        "Gold evidence read by the answer: 1 of 3 methods · right answers: 0 of 3 — the answer step went wrong where "
+        "the evidence was read; rerank and sgrag lost it in retrieval.")  # audit 42: not "not retrieval" for all
+    assert lesson(Q, runs[:1], GOLD, ["Hugo Weaving"]).headline().endswith(
+        "the answer step went wrong, not retrieval.")
     lost = [ShownRun("ppr", "Howard Payne", (SPEED, WICK))]
     assert lesson(Q, lost, GOLD, ["Hugo Weaving"], titles={"matrix": "The Matrix", "smith": "Agent Smith"}).headline() == (
         "Gold evidence read by the answer: no · right answer: no — retrieval lost the evidence.")
@@ -426,6 +428,9 @@ def test_the_headline_counts_runs_that_read_the_evidence_and_right_answers_and_s
     assert lesson("When did Lothair II's mother die?", parts, ["tours"], ["20 March 851"]).headline() == (
         "Gold evidence read by the answer: 2 of 2 methods · right answers: 0 of 2 (1 partly) — the answer step went "
         "wrong, not retrieval.")
+    many = [ShownRun(m, "860", (SPEED,)) for m in ("a", "b", "c", "d")] + [ShownRun("e", "860", (tours,))]
+    assert lesson("When did Lothair II's mother die?", many, ["tours"], ["20 March 851"],
+                  titles={"tours": "Ermengarde of Tours"}).headline().endswith("; 4 methods lost it in retrieval.")
     # without an LLM a sentence holding the gold answer counts: no extract is ever an exact answer
     quoted = [ShownRun("sgrag", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.", (MATRIX, SMITH))]
     none = lesson(Q, quoted, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step")
