@@ -413,7 +413,8 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     passages = act.workspace.meta.n_chunks or None
     est = resources.bench_estimate(str(runs_root()), act.workspace.name, llm, tuple(methods), int(n), _runs_stamp(),
                                    passages)
-    first = preparations_sentence(act, methods, est.total, at_least=est.lower_bound)
+    factor = est.busy_top / est.total if est.busy_top and est.total else 1.0
+    first = preparations_sentence(act, methods, est.total, at_least=est.lower_bound, busy_factor=factor)
     # the run's whole time leads where a build comes first: an audit read "about 29 s" of a run that took 218 s,
     # 184 of them building, the "in all" figure at the end of a long line
     text = first + est.sentence(lead="Then the runs") if first else est.sentence()
@@ -450,10 +451,13 @@ def _whole_run_seconds(act: Active, methods: Sequence[str], n_gold: int) -> floa
     return float(est.total)
 
 
-def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, at_least: bool = False) -> str:
+def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, at_least: bool = False,
+                          busy_factor: float = 1.0) -> str:
     """The estimate's headline when the run builds something before the methods that need it: the run's total, then
     what is built with its expected time ("" when nothing is to be built): a run's estimate that left it out was a
-    third of the wall time (an audit)."""
+    third of the wall time (an audit). ``busy_factor``: on a busy machine the range's top over the quiet figure
+    (:attr:`core.eval.estimate.Estimate.busy_top`), said in the headline too — audit 42 read "about 1 min 2 s in all"
+    first and waited 2 min 9 s at load 4.9."""
     from core.eval.estimate import duration
 
     ahead = _ahead(act, methods)
@@ -464,7 +468,9 @@ def preparations_sentence(act: Active, methods: Sequence[str], total: float, *, 
     known = sum(s for _, s, _ in ahead if s is not None)
     unknown = any(s is None for _, s, _ in ahead)
     head = "at least" if at_least or unknown else "about"
-    return (f"Estimate: {head} {duration(total + known)} in all. First the run builds "
+    busy = (f" on a quiet machine, up to about {duration((total + known) * busy_factor)} on this busy one"
+            if busy_factor > 1.0 else "")
+    return (f"Estimate: {head} {duration(total + known)}{busy} in all. First the run builds "
             f"what its methods need: {said}. ")
 
 
