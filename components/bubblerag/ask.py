@@ -56,7 +56,10 @@ def create_answer_ui(act: Active, result) -> None:
                     off_gold=off_gold_source(result, question_gold_chunks(workspace_questions(act, warn=False),
                                                                           result.query), act.graph))
         answer_note(result, said=said)  # extractive or generated, and what none mode could not do
-        st.caption(f"α = {result.config.alpha:g}, n = {result.config.n}, h = {result.config.h}, B = {result.config.B}")
+        # each knob said with what it counts: "B = 10" beside "a cap of at most 15 chunks" read as one limit (audit 42)
+        st.caption(f"α = {result.config.alpha:g} (missing-group penalty), n = {result.config.n} CEGs kept, h = "
+                   f"{result.config.h} hops, B = {result.config.B} CEGs (the expansion's budget; the chunk cap above "
+                   "counts passages)")
         if not said:
             bubble.fallback_notes(result, ("answer",))  # why the LLM's answer was not used, if it was not
 
