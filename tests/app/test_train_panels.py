@@ -5,6 +5,7 @@ in the app's words, and used by the page once done. No LLM here: weak supervisio
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,7 +72,8 @@ def test_reg_panel_without_an_llm_trains_on_weak_labels_and_the_page_uses_the_mo
     model = home / "workspaces" / "demo" / "reg" / "retriever"
     aside = model.with_name("retriever-kept-aside")
     if aside.exists():  # this 3-epoch model lost to cosine on its held-out questions: kept aside, then installed
-        assert any(w.value.startswith("Trained: best epoch") and "**kept aside, not installed**: it loses to" in w.value
+        assert any(w.value.startswith("Trained: best epoch") and re.search(
+            r"\*\*kept aside, not installed\*\*: it (loses to|scores below)", w.value)  # "below" on < 10 held out
                    for w in at.warning), _text(at)
         assert not model.exists()
         at.button(key=S.TRAIN_REG_USE_ANYWAY).click().run(timeout=RUN_TIMEOUT)

@@ -107,7 +107,9 @@ def judge(res: HeldOut) -> Verdict:
     if beaten:
         few = (f"{noise}, so it is kept aside as the cautious choice — use it anyway, or train with more questions"
                if noise else "")
-        return Verdict(False, key, new, rivals, n, f"it loses to {' and '.join(beaten)}: {figures}{few}")
+        # on a few questions "below", not "loses": "loses … cannot tell the two apart" read as two verdicts (audit 42)
+        lower = "it scores below" if noise else "it loses to"
+        return Verdict(False, key, new, rivals, n, f"{lower} {' and '.join(beaten)}: {figures}{few}")
     known = [v for v in rivals.values() if not np.isnan(v)]
     # "no worse than" for 1.000 vs 0.000 undersold it (an audit); a tie is what it says
     said = "better than" if known and all(new > v for v in known) else "no worse than"
