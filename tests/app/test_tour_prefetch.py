@@ -101,3 +101,29 @@ def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path
     _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
     assert at.session_state[S.TOUR].step == i + 1 and at.session_state[S.LLM] == tour.LLM
     assert _method_jobs(question) == before  # the Lothair anchors page joined the fetched run
+
+
+@pytest.mark.slow
+def test_the_hipporag2_step_is_fetched_ahead_and_its_page_joins_the_run(home: Path) -> None:
+    """Audit 42 found the HippoRAG 2 step blank for 1–2 s after Next: its run is fetched on the step before, keyed as
+    the page keys it at its knobs' defaults, so the page joins it."""
+    i = next(j for j, s in enumerate(tour.STEPS) if s.page == "pages/hipporag2.py")
+    assert step_runs(i) == [("hipporag2", None)]
+    at = _ok(app().run())
+    _ok(at.button(key=S.sub(S.TOUR, "start")).click().run())
+    while at.session_state[S.TOUR].step < i - 1:
+        _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    question = tour.STEPS[i].question
+    ahead = [j for j in jobs_view.jobs().jobs() if j.extra.get(jobs_view.PREFETCH) and question in j.key
+             and '"hipporag2"' in j.key]
+    assert ahead, sorted(j.key for j in jobs_view.jobs().jobs())
+    for j in ahead:
+        assert j.wait(300) and j.status().state == "done", j.status()
+    def hippo() -> dict[str, int]:  # at the page's defaults (Compare's, at its budget, is fetched once this one opens)
+        return {k: v for k, v in _method_jobs(question).items() if k.startswith('method:["hipporag2"')
+                and k.endswith(", []]")}
+
+    before = hippo()
+    _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    assert at.session_state[S.TOUR].step == i and before
+    assert hippo() == before  # the page joined the fetched run: none of its own started
