@@ -31,12 +31,15 @@ from core.errors import EgxError
 BUBBLE_PAGES = ("pages/bubble_anchors.py", "pages/bubble_expansion.py", "pages/bubble_ranking.py",
                 "pages/bubble_ask.py")
 COMPARE_PAGE = "pages/compare.py"
-HIPPORAG2_PAGE = "pages/hipporag2.py"
+#: The other pages whose tour step shows one run at the method's defaults (the tour resets their knobs, :data:`tour.RESET`),
+#: fetched ahead like BubbleRAG's: page → method.
+DEFAULT_RUN_PAGES = {"pages/hipporag2.py": "hipporag2", "pages/granker.py": "fastinsight", "pages/subgraph.py": "sgrag",
+                     "pages/evidence_chains.py": "reg"}
 
 
 def step_runs(i: int) -> list[tuple[str, object | None]]:
     """(method, config) of the runs tour step ``i``'s page shows at its defaults ([] for a page with its own
-    settings: GRanker's two rankings, SG-RAG's and ReG's controls; HippoRAG 2's page opens at its defaults)."""
+    settings, at their defaults on the tour: :data:`DEFAULT_RUN_PAGES`)."""
     from components.budget_view import default_budget
     from core.methods.budget import BUDGETS, apply_budget
     from core.methods.registry import METHODS, method_names
@@ -44,8 +47,9 @@ def step_runs(i: int) -> list[tuple[str, object | None]]:
     page = tour.STEPS[i].page
     if page in BUBBLE_PAGES:
         return [("bubblerag", None)]
-    if page == HIPPORAG2_PAGE:  # its knobs at their defaults on the tour (audit 42 found its step blank for 1–2 s)
-        return [("hipporag2", None)]
+    if page in DEFAULT_RUN_PAGES:  # its knobs reset to their defaults on every step (audit 42 found the HippoRAG 2
+        # step blank for 1–2 s, and GRanker's on "Running FastInsight …" for 2–4 s)
+        return [(DEFAULT_RUN_PAGES[page], None)]
     if page == COMPARE_PAGE:  # the methods the tour keeps on Compare, at the budget its page opens with
         chosen = [m for m in (st.session_state.get(S.COMPARE_METHODS) or method_names()) if m in METHODS]
         picked = st.session_state.get(S.COMPARE_BUDGET)
