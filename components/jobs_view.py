@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import threading
+import time
 import uuid
 from typing import TYPE_CHECKING
 
@@ -298,13 +299,22 @@ def sidebar_panel() -> None:
         st.fragment(_sidebar_jobs, run_every=POLL_S * 2 if running else None)(running)
 
 
+#: When this browser session first drew the jobs panel (monotonic seconds, :func:`_shown`).
+SEEN_AT = "egx.jobs.seen_at"
+
+
 def _shown(jobs: list[Job]) -> list[Job]:
     out = []
     gone = dismissed()
+    seen_at = float(st.session_state.setdefault(SEEN_AT, time.monotonic()))
     for j in jobs:
         s = j.status()
         if not s.running and s.id in gone:
             continue
+        if not s.running and not s.sessions and s.since_finished is not None \
+                and time.monotonic() - s.since_finished < seen_at:
+            continue  # the server's own job, ended before this session opened: nothing it waited on (an audit's
+            # second user found the server's sample builds listed with Dismiss)
         if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
             continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing
         keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S

@@ -11,7 +11,7 @@ from core.background.jobs import STARTING, JobStatus
 def _status(state: str, message: str, elapsed: float, **extra: object) -> JobStatus:
     return JobStatus(id=1, key="k", title="BubbleRAG", kind="method", state=state,  # type: ignore[arg-type]
                      fraction=None, message=message, elapsed=elapsed, eta=None, error="", cancel_requested=False,
-                     extra=tuple(extra.items()))
+                     extra=tuple(extra.items()), sessions=frozenset({"me"}))  # this session's (not the server's own)
 
 
 def test_a_finished_job_drops_starting_and_its_stage() -> None:

@@ -137,6 +137,13 @@ def test_the_server_builds_the_samples_itself_demo_first_each_with_its_preparati
     assert any(k.startswith("fastinsight-nodes:") and "/aaa:" in k for k in keys)
     newcomer.run(timeout=RUN_TIMEOUT)
     assert "being built" not in " ".join(newcomer.sidebar.selectbox[0].options)
+    assert "Building workspace “Another demo”" in _sidebar(newcomer)  # it saw the build run: its outcome stays listed
+    # a browser opened after the server's builds ended lists none of them (audit 42's second user found the server's
+    # sample builds listed, with Dismiss, in a session that never waited on them)
+    late = app()
+    late.run(timeout=RUN_TIMEOUT)
+    assert not late.exception, [e.value for e in late.exception]
+    assert "Building workspace" not in _sidebar(late) and "Dismiss" not in [b.label for b in late.sidebar.button]
 
 
 def test_a_second_start_on_built_samples_submits_nothing(home: Path, tmp_path: Path,
