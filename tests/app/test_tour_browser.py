@@ -72,6 +72,11 @@ _BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-bar');
 def _check_bar(page, i: int, step: tour.TourStep) -> None:  # type: ignore[no-untyped-def]
     """The bar of step ``i`` is one line at 1440×900: its title whole (the page's name in its tooltip), every button
     label whole, Next among them, and the bar no taller than :data:`BAR_HEIGHT`."""
+    from playwright.sync_api import expect
+
+    bar = page.locator(".st-key-egx-tour-bar")
+    for label in ("More", tour.PROJECTOR_LABEL, "Leave"):  # drawn a moment after the title, under load
+        expect(bar.get_by_text(label, exact=True).first).to_be_visible(timeout=TIMEOUT)
     got = page.evaluate(_BAR_JS)
     n = len(tour.STEPS)
     assert got["title"].startswith(f"Guided demo · step {i + 1} of {n} · "), got
