@@ -483,3 +483,11 @@ def parent_before(m: Any, word: str, tok: Any) -> Mention | None:
         if got is not None and got[1] not in ("TITLE", "DATE", "CARDINAL") and m._gender.get(got[0], word) == word:
             return got  # type: ignore[no-any-return]
     return "", ""
+
+
+def main_clause(tok: Any) -> bool:
+    """Whether ``tok`` is the subject of its sentence's main verb (or of a verb joined to it by "and")."""
+    v = tok.head
+    while v.dep_ == "conj" and v.head.i != v.i:
+        v = v.head
+    return str(v.dep_) == "ROOT"

@@ -222,3 +222,15 @@ def subject_clause(verb: Any) -> None:
     subj.dep_, subj.pos_ = "nsubj", "NOUN"
     verb.head, verb.dep_, verb.pos_, verb.tag_ = verb, "ROOT", "VERB", "VBD"
     noun.head, noun.dep_ = verb, "dobj"
+
+
+def prep_objects(prep: Any) -> list[Any]:
+    """The objects of ``prep`` and of each later preposition of the same word joined to it by "and"/"or": "the
+    birthplace of X and of the composer Y" is Y's too (an audit's KG read only "mentions · Y": the parser hangs the
+    second "of" on the first as its conjunct, which no rule read). Only after a first object: not "takes care … of
+    allocating rail capacity, and of traffic control" (the clause's "of" is no relation of "takes")."""
+    own = [g for g in prep.children if g.dep_ == "pobj"]
+    if not own:
+        return own
+    preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
+    return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]

@@ -112,6 +112,8 @@ class _Mentions:
                 return None
             if got is not None:
                 return got
+            if tok.lower_ == "them" and self._title_person():
+                return None  # "her violas … bought sets of them": a plural, never the one person of the title
             return (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
         if own is not None:
@@ -156,7 +158,7 @@ class _Mentions:
                 earlier = ana.earlier_indefinite(self, tok) if as_subject else None
                 if earlier is not None:  # "opened a second greenhouse … The greenhouse was designed by": no title
                     return earlier if earlier[0] else None
-                if as_subject and self.title and _main_clause(tok) and ana.titles_kind(self, tok):
+                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok):
                     return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
@@ -231,7 +233,9 @@ class _Mentions:
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
                 return None
             tag = str(first.tag_) + ("+body" if got[1] == "ORG" and first.lower_ in BODY_NOUNS else "")  # "the group"
-            return got if _fits(word, got, tag) and self._gender.get(got[0], word) == word else None
+            made = word in ("he", "she") and first.pos_ == "PROPN" and self._subjects_ready() and (  # "the luthier X"
+                self._person(got, tag) or self._gender.get(got[0]) == word)  # (tagged ORG), one the text called "she"
+            return got if (_fits(word, got, tag) or made) and self._gender.get(got[0], word) == word else None
         self._subjects_ready()
         prev = self._antecedents.get(sent.start) if self._antecedents else None
         if word in ("he", "she"):
@@ -488,11 +492,3 @@ def _agent_attr(tok: Any) -> bool:
                 a.dep_ == "acl" and a.lower_ == "born" for a in attr.children):
             return True
     return False
-
-
-def _main_clause(tok: Any) -> bool:
-    """Whether ``tok`` is the subject of its sentence's main verb (or of a verb joined to it by "and")."""
-    v = tok.head
-    while v.dep_ == "conj" and v.head.i != v.i:
-        v = v.head
-    return str(v.dep_) == "ROOT"

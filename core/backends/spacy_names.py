@@ -122,6 +122,10 @@ class _Collected:
             # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
             # nor is "Circus Marvetti" the title "Sale of Circus Marvetti": a name after "of" is what the title is of
             # (but "Armstrong" is the "Rural Municipality of Armstrong", a place head before "of")
+            if len(w) == 1 and len(title_words) > 1 and title_words[0] == w[0] and label not in _PLACE_LABELS \
+                    and title_words[-1] in _FIRM_HEADS | FIRM_HEADS:
+                out[name] = str(self.title)  # "Halvet grew" in "Halvet Instruments" is the firm, not "Ruben Halvet"
+                continue
             targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and (
                            f != self.title or self.title_person)))}
@@ -225,7 +229,8 @@ _PARTICLES = frozenset({"van", "von", "de", "der", "den", "di", "da", "du", "del
                         "mac", "mc", "o", "al", "el", "ben", "bin", "ter", "ten"})
 #: a firm's last word: its first word alone is the firm ("Dunmere" of "Dunmere Holdings")
 _FIRM_HEADS = frozenset({"company", "holdings", "trading", "group", "corporation", "industries", "enterprises",
-                         "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners"})
+                         "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners",
+                         "instruments"})
 
 
 def _short_of(full: tuple[str, ...], n: int) -> bool:

@@ -74,18 +74,6 @@ def founded_holder(verb: Any) -> Any:
     return noun
 
 
-def prep_objects(prep: Any) -> list[Any]:
-    """The objects of ``prep`` and of each later preposition of the same word joined to it by "and"/"or": "the
-    birthplace of X and of the composer Y" is Y's too (an audit's KG read only "mentions · Y": the parser hangs the
-    second "of" on the first as its conjunct, which no rule read). Only after a first object: not "takes care … of
-    allocating rail capacity, and of traffic control" (the clause's "of" is no relation of "takes")."""
-    own = [g for g in prep.children if g.dep_ == "pobj"]
-    if not own:
-        return own
-    preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
-    return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]
-
-
 class _Piece(_Mentions):
     """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
 
@@ -173,6 +161,10 @@ class _Piece(_Mentions):
 
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = named_subjects([c for c in verb.children if c.dep_ in _SUBJ])  # not "The puppeteer" before her name
+        obj = next((d for d in verb.head.children if d.dep_ == "dobj" and d.right_edge.i + 2 == verb.i), None)
+        if not subs and obj is not None and verb.dep_ == "conj" and self.doc[verb.i - 1].text == "," and any(
+                c.dep_ == "agent" for c in verb.children) and not any(c.dep_ == "dobj" for c in verb.children):
+            subs = [obj]  # "given the Grey Lark violin, made … by X": the violin was made (a participle on the object)
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject
@@ -240,7 +232,7 @@ class _Piece(_Mentions):
                 self._role_object(subjects, phrase, c)
                 continue
             elif dep in ("prep", "agent"):
-                pobj = prep_objects(c)  # "lived in X and in Y": Y too
+                pobj = lists.prep_objects(c)  # "lived in X and in Y": Y too
                 if c.dep_ == "dative":  # "X gave … to Y" only for a named giver: not "it gained worldwide attention,
                     # which gave impetus to …" (a noun phrase, no node worth the edge), and no value ("to eight")
                     pobj = [g for g in pobj if all((s[1] or s[0] in self._people) and s[1] not in _NOT_NAMES for s in subjects)
@@ -303,7 +295,8 @@ class _Piece(_Mentions):
         word = "he" if tok.lower_ == "his" else "she"
         for s in self.doc[tok.sent.start:tok.i]:  # "Hester Quill died in 1902 and her nephew …": her
             own = self.mention(s) if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "PROPN" else None
-            if own is not None and own[1] != "TITLE" and self._person(own, "NNP") and self._sex_fits(own[0], word):
+            if own is not None and own[1] != "TITLE" and (self._person(own, "NNP") or self._gender.get(own[0]) == word) \
+                    and self._sex_fits(own[0], word):  # a name the text called "she" ("the luthier X", tagged ORG)
                 return own
         self._subjects_ready()
         prev = self._antecedents.get(tok.sent.start) if self._antecedents else None
@@ -312,7 +305,10 @@ class _Piece(_Mentions):
 
     def _kin(self, noun: Any) -> None:
         """"His daughter Agnes Marlow then ran …" / "to her nephew Jaro Brask" → (Agnes Marlow, daughter of, him)."""
-        named = self.role_name(noun)
+        named = self.role_name(noun)  # or "Orvane's nephew Corwin Abernel" (the noun the name's compound)
+        if named is None and noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and noun.lower_ in FAMILY \
+                and noun.head.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj"):  # a clause's, not a cast list's
+            named = self.mention(noun.head)
         # after a comma only a named owner's: "stands up to his sister, the formidable Aunt Alexandra" has a "his" too
         # far from its man to read (the last man named is her nephew's classmate)
         comma = noun.i + 1 < len(self.doc) and self.doc[noun.i + 1].text == ","
@@ -326,6 +322,7 @@ class _Piece(_Mentions):
                 # a name owning a relative who is a person by name ("Oriel Vantreck's son, Casimir Vantreck", the
                 # small model tagging "Oriel Vantreck's" ORG) is a person's
                 kin = c.pos_ == "PROPN" and noun.lower_ in FAMILY and owner is not None and owner[1] in ("ORG", "")
+                kin = kin or (owner is not None and owner[0] in self._gender)  # a "she" the model tagged ORG
                 if owner is not None and (titled or (owner[1] != "TITLE" and (self._person(owner, "NNP") or kin))):
                     self.add(named, f"{noun.lower_} of", owner)
 
@@ -480,7 +477,7 @@ class _Piece(_Mentions):
         word = noun.lower_
         for c in noun.children:
             if c.dep_ == "prep" and (c.lower_ == "of" or (c.lower_ == "in" and word in _HELD_IN)):
-                for p in prep_objects(c):  # "the largest employer in Holt" as "of Holt"; "of X and of Y": Y too
+                for p in lists.prep_objects(c):  # "the largest employer in Holt" as "of Holt"; "of X and of Y": Y too
                     for o in self._conjuncts(p):
                         owner = self.mention(o)
                         self.add(holder, self._role_of(word, owner), owner)

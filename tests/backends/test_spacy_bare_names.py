@@ -189,3 +189,46 @@ def test_a_saints_name_with_a_possessive_is_the_church(ex):
     """"a churchwarden of Saint Anne's" is the church: the node keeps its "'s" (audit 39's "Saint Anne")."""
     got = triples(ex, "Josiah Pell\nJosiah Pell was a beekeeper. He was a churchwarden of Saint Anne's for many years.")
     assert ("Josiah Pell", "churchwarden of", "Saint Anne's") in got, got
+
+
+# audit 42's violin-maker corpus
+
+
+def test_a_bare_word_the_firm_title_starts_with_is_the_firm(ex):
+    """"Halvet grew" in the passage "Halvet Instruments" is the firm, not the founder Ruben Halvet named just before;
+    "kept the Halvet brand" keeps the firm's brand (the kind noun "brand" is its name's)."""
+    got = triples(ex, "Halvet Instruments\nHalvet Instruments is a maker of pianos and harps. The company was founded "
+                      "in 1899 by the brothers Oskar Halvet and Ruben Halvet. Halvet grew quickly in the twentieth "
+                      "century. In 1986 Halvet Instruments was taken over by the Varnholt Group. Varnholt kept the "
+                      "Halvet brand but moved piano production to Sedgeford.")
+    assert ("Halvet Instruments", "grew in", "twentieth century") in got, got
+    assert not [t for t in got if "Ruben Halvet" in (t[0], t[2]) and t[1] in ("grew in", "kept")], got
+
+
+def test_a_she_the_model_tagged_org_owns_her_nephew(ex):
+    """"Tamsin Orvane ran the business until 1921, when she handed it to her nephew": she and her are Tamsin Orvane
+    (tagged ORG by the small model), not the workshop of the title; "Orvane's nephew X" is hers too."""
+    got = triples(ex, "Orvane Violin Workshop\nThe Orvane Violin Workshop is a string-instrument maker based in the "
+                      "town of Keldmoor. It was founded in 1884 by the luthier Tamsin Orvane. Tamsin Orvane ran the "
+                      "business until 1921, when she handed it to her nephew Corwin Abernel.")
+    assert ("Corwin Abernel", "nephew of", "Tamsin Orvane") in got, got
+    assert ("Corwin Abernel", "nephew of", "Orvane Violin Workshop") not in got, got
+    got = triples(ex, "Tamsin Orvane\nTamsin Orvane was a luthier. She was born in Pennock Vale. Orvane married the "
+                      "schoolteacher Emrys Dunleigh in 1880. They had no children, and Orvane's nephew Corwin "
+                      "Abernel later took over the workshop she built.")
+    assert ("Corwin Abernel", "nephew of", "Tamsin Orvane") in got, got
+
+
+def test_a_participle_after_an_object_is_the_objects(ex):
+    """"she was given the Grey Lark violin, made a year earlier by X": the violin was made by X, not she."""
+    got = triples(ex, "Ilse Varrow\nIlse Varrow was a violin soloist. In 1903 she was given the Grey Lark violin, made "
+                      "a year earlier by the Orvane Violin Workshop in Keldmoor, and she played it for thirty years.")
+    assert ("Grey Lark violin", "made by", "Orvane Violin Workshop") in got, got
+    assert ("Ilse Varrow", "made by", "Orvane Violin Workshop") not in got, got
+
+
+def test_them_is_never_the_one_person_of_the_title(ex):
+    """"Her violas were made for children, and several orchestras bought sets of them": not sets of Petra Sollis."""
+    got = triples(ex, "Petra Sollis\nPetra Sollis was a viola maker. Her short-necked violas were made for children, "
+                      "and several orchestras bought sets of them for their youth sections.")
+    assert not [t for t in got if t[1].startswith("bought") and t[2] == "Petra Sollis"], got
