@@ -101,7 +101,7 @@ class _Mentions:
         s, e, _ = span
         if e - s >= 1 and self.doc[e - 1].tag_ == "POS" and not SAINTS.match(self.doc[s:e].text):
             e -= 1  # a saint's kept: "churchwarden of Saint Anne's" is the church
-        return clean_text(self.doc[s:e].text).strip(_EDGE_PUNCT)
+        return " ".join(re.sub(r'["“”]', " ", clean_text(self.doc[s:e].text)).split()).strip(_EDGE_PUNCT)  # no quote
 
     def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:
         """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns (:meth:`antecedent`,

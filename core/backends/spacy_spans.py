@@ -305,7 +305,9 @@ def _inside_name(doc: Any, span: Any) -> bool:
         # title "Hard Rock Hotel & Casino Atlantic City")
         extra = [t for t in doc[e.start:e.end] if (t.i < span.start or t.i >= span.end)
                  and not (t.i == e.start and t.lower_ in ("the", "a", "an"))]
-        if extra and all(t.text[:1].isupper() or t.like_num for t in extra):
+        # "of"/"and" inside the rest: "Keldmoor School of Crafts" is no title "Keldmoor" and a "School of Crafts"
+        if extra and all(t.text[:1].isupper() or t.like_num or (t.lower_ in ("of", "and") and 0 < k < len(extra) - 1
+                                                                 and len(extra) <= 4) for k, t in enumerate(extra)):
             return True
     return False
 

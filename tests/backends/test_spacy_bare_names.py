@@ -232,3 +232,18 @@ def test_them_is_never_the_one_person_of_the_title(ex):
     got = triples(ex, "Petra Sollis\nPetra Sollis was a viola maker. Her short-necked violas were made for children, "
                       "and several orchestras bought sets of them for their youth sections.")
     assert not [t for t in got if t[1].startswith("bought") and t[2] == "Petra Sollis"], got
+
+
+def test_a_title_word_opening_a_longer_of_name_stays_in_it(ex):
+    """"the Keldmoor School of Crafts" in the passage "Keldmoor" is one node, no "School of Crafts" beside it."""
+    got = triples(ex, "Keldmoor\nKeldmoor is a market town. The society also runs the Keldmoor School of Crafts, "
+                      "which teaches carpentry.")
+    assert "Keldmoor School of Crafts" in nodes(got), got
+    assert "School of Crafts" not in nodes(got), got
+
+
+def test_quotes_are_no_part_of_a_node_name(ex):
+    """'the "Grey Lark" violin' is the node Grey Lark violin, no stray quote in it."""
+    got = triples(ex, "Orvane Violin Workshop\nThe workshop's most famous instrument is the \"Grey Lark\" violin, "
+                      "finished in 1902.")
+    assert not [n for n in nodes(got) if '"' in n], got
