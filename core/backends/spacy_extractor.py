@@ -185,7 +185,10 @@ class SpacyExtractor:
     # v33: "X and Y" the firm "X and Y Holdings" the passage names, "the Telk and Quillom Press" one firm, "the
     # consortium owned mills, …" a clause (no clause node), a bare "Pellow" among namesakes its one person or no node,
     # "Saint Anne's" (a saint's possessive) the church, kept whole
-    model_id = f"spacy-v33:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v34: a firm title's first word the firm ("Halvet grew"), a "she" tagged ORG owns "her nephew", "X's nephew Y" kin,
+    # "given the X violin, made by Y" the violin's, "them" never the title's person, "Keldmoor School of Crafts" whole,
+    # no quotes in a node name
+    model_id = f"spacy-v34:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
