@@ -234,3 +234,24 @@ def prep_objects(prep: Any) -> list[Any]:
         return own
     preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
     return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]
+
+
+def name_past_owned(tok: Any) -> tuple[Any, Any] | None:
+    """(the verb's object, the name) where a name in apposition hangs on a possessed object of the verb's preposition
+    but names the object before it: "created an award in her memory, the Orvane Medal" created the medal (an audit's
+    KG read "created in · Orvane Medal"). Only a common-noun object before the preposition, a tribute's noun ("in his
+    honour"; MuSiQue's "studying with his grandmother, X" and "with his sister, X" are the relative's), the name after
+    a comma."""
+    verb = tok.head.head if tok.dep_ == "pobj" else tok.head
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
+    for p in (c for c in verb.children if c.dep_ == "prep" and obj is not None and c.i > obj.i):
+        for q in (g for g in p.children if g.dep_ == "pobj" and g.lower_ in _TRIBUTE and any(
+                x.dep_ == "poss" for x in g.children)):
+            for a in (x for x in q.children if x.dep_ == "appos" and x.pos_ == "PROPN" and x.doc[x.left_edge.i - 1].text
+                      == ","):
+                return obj, a
+    return None
+
+
+#: what "in her memory"/"in his honour" names: the thing given that name is the verb's object (:func:`name_past_owned`)
+_TRIBUTE = frozenset({"memory", "honour", "honor"})

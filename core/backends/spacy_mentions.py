@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
+from core.backends import spacy_lists as lists
 from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
@@ -174,6 +175,9 @@ class _Mentions:
         """
         if tok.pos_ != "NOUN":
             return None
+        past = lists.name_past_owned(tok) if tok.dep_ in ("dobj", "pobj") else None  # "an award in her memory, X"
+        if past is not None and tok.i in (past[0].i, past[1].head.i):
+            return self.mention(past[1]) if tok.i == past[0].i else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company, Crane Looms"
         if own is not None:
             return own if own[0] else None

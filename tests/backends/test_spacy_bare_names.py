@@ -247,3 +247,11 @@ def test_quotes_are_no_part_of_a_node_name(ex):
     got = triples(ex, "Orvane Violin Workshop\nThe workshop's most famous instrument is the \"Grey Lark\" violin, "
                       "finished in 1902.")
     assert not [n for n in nodes(got) if '"' in n], got
+
+
+def test_a_name_after_in_her_memory_is_the_objects(ex):
+    """"created an award in her memory, the Orvane Medal": the society created the medal, not "created in" it."""
+    got = triples(ex, "Tamsin Orvane\nTamsin Orvane was a luthier. In 1931 the Keldmoor music society created an award "
+                      "in her memory, the Orvane Medal, for young instrument makers.")
+    assert ("Keldmoor music society", "created", "Orvane Medal") in got, got
+    assert not [t for t in got if t[1] == "created in" and t[2] == "Orvane Medal"], got
