@@ -111,8 +111,9 @@ def judge(res: HeldOut) -> Verdict:
         lower = "it scores below" if noise else "it loses to"
         return Verdict(False, key, new, rivals, n, f"{lower} {' and '.join(beaten)}: {figures}{few}")
     known = [v for v in rivals.values() if not np.isnan(v)]
-    # "no worse than" for 1.000 vs 0.000 undersold it (an audit); a tie is what it says
-    said = "better than" if known and all(new > v for v in known) else "no worse than"
+    # "no worse than" for 1.000 vs 0.000 undersold it (an audit); a tie is what it says; on under 10 questions a
+    # higher figure is no win: "better than … cannot tell the two apart" read as a contradiction (audit 43)
+    said = "better than" if known and all(new > v for v in known) and not noise else "no worse than"
     return Verdict(True, key, new, rivals, n, f"{said} {' and '.join(rivals)}: {figures}{noise}")
 
 
