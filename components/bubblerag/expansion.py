@@ -283,8 +283,12 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     cfg = result.config
     said = bubble.budget_text(replay.result.cegs, f, cfg)
     c1, c2 = st.columns(2)
-    c1.metric("Step", f"{frame} / {len(replay) - 1}",
-              help="Frame k of the slider on the left = the state after k settle steps.")
+    # the last frame is the end frame, one past the settle steps: said under the figure (audit 43 read "Step 0 / 36"
+    # beside "35 settle steps")
+    c1.metric("Step", f"{frame} / {len(replay) - 1}", delta=f"{replay.result.steps} settle steps + the end frame",
+              delta_color="off", delta_arrow="off",
+              help="Frame k of the slider on the left = the state after k settle steps; the last frame is the end "
+                   "frame, where the search stopped.")
     c2.metric("Toward budget B", said.metric,
               help="CEGs that consume B: the search stops when B of them exist (§3.3, Algorithm 1 line 8). "
               + ("Intra-group CEGs count toward B." if cfg.intra_counts else

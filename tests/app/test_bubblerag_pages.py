@@ -198,7 +198,11 @@ def test_expansion_frames_collisions_and_controls(home: Path) -> None:
     pos = lambda d: sorted(re.findall(r'"x": (-?[\d.]+), "y": (-?[\d.]+)', d))  # noqa: E731
     assert pos(doc) == pos(first) and pos(doc)
     metric = {m.label: m.value for m in at.metric}
-    assert metric["Step"] == f"{frame} / {int(at.slider(key=S.widget_key(S.BUBBLE_FRAME)).max)}"
+    last = int(at.slider(key=S.widget_key(S.BUBBLE_FRAME)).max)
+    assert metric["Step"] == f"{frame} / {last}"
+    # the last frame is the end frame: said beside the figure (audit 43 read "Step 0 / 36" beside "35 settle steps")
+    step = next(m for m in at.metric if m.label == "Step")
+    assert step.delta == f"{last - 1} settle steps + the end frame", step.delta
     # B re-runs the search: with B = 1 the search stops at the first collision
     at.slider(key=S.widget_key(S.BUBBLE_B)).set_value(1).run()
     _ok(at)
