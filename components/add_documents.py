@@ -129,6 +129,12 @@ def create_add_documents_ui(act: Active) -> None:
     files, repeated = unique_uploads(list(files or []))  # a file dropped twice is added once
     if repeated:
         st.info(md_escape(repeated), icon=":material/content_copy:")
+    from core.index.insert import dropped_on_insert
+
+    lost = dropped_on_insert(ws.path)
+    if lost:  # before the click, not only in its outcome (audit 43 lost a ReG model trained a minute before)
+        st.warning("Adding documents drops what was trained on the current graph: " + md_escape("; ".join(lost))
+                   + ". Train it again afterwards, or add the documents before training.", icon=":material/warning:")
     if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:"):
         show_add_job()
         return
@@ -284,9 +290,9 @@ def unmatched_gold_note(gold: UnmatchedGold | None, where: str = "here") -> str:
         if u.is_title:
             said.append(f"“{u.title}” ({ids(u.questions)}): no passage of that title holds its paragraph text.")
         elif u.nearest:
-            said.append(f"“{u.title}” ({ids(u.questions)}) is no title {where}; did you mean “{u.nearest}”?")
+            said.append(f"“{u.title}” ({ids(u.questions)}) matches no title {where}; did you mean “{u.nearest}”?")
         else:
-            said.append(f"“{u.title}” ({ids(u.questions)}) is no title {where}.")
+            said.append(f"“{u.title}” ({ids(u.questions)}) matches no title {where}.")
     more = f" … ({gold.total} gold titles match nothing in all)" if gold.total > len(gold.shown) else ""
     return " ".join(said) + more
 

@@ -385,14 +385,20 @@ def _manifest(manifest: Mapping[str, Any], loaded: LoadedGraph, graph: Knowledge
     return m
 
 
+def dropped_on_insert(path: Path) -> list[str]:
+    """What an insert into the workspace at ``path`` does not keep, in words: the methods' own folders (trained models,
+    :attr:`Method.artifacts`) belong to the old graph; ``index/extra`` vectors are carried over stale instead. Said
+    before the click too (audit 43 lost a ReG model trained a minute before, said only in the insert's outcome)."""
+    return [why for name, why in method_folders().items() if (path / name).exists()]
+
+
 def _notes(path: Path, old: Workspace, res: ExtractionResult, *, kept_vectors: bool) -> tuple[str, ...]:
     notes = []
     if res.failed:
         notes.append(f"Triple extraction failed for {plural(len(res.failed), 'added passage')} (the extractor's output stayed "
                      "unusable), so they have no triples. Failures are not cached: rebuild the workspace with all its "
                      "files (egx index ... --overwrite) to retry just those.")
-    # the methods' own folders belong to the old graph (Method.artifacts); ``index/extra`` vectors are carried stale
-    dropped = [why for name, why in method_folders().items() if (old.path / name).exists()]
+    dropped = dropped_on_insert(old.path)
     if dropped:
         notes.append("Derived from the previous graph, so not kept: " + "; ".join(dropped) + ".")
     if kept_vectors:

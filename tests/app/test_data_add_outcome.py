@@ -49,9 +49,15 @@ def test_an_add_that_added_nothing_is_a_warning_with_short_status_cells(home: Pa
 def test_an_add_that_added_passages_is_a_success(home: Path, tmp_path: Path, monkeypatch) -> None:
     import json
 
-    _corpus_workspace(home, tmp_path, monkeypatch)
+    target = _corpus_workspace(home, tmp_path, monkeypatch)
     at = run_page("pages/data.py")
     at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    assert not [w for w in at.warning if "drops what was trained" in w.value]  # nothing trained yet: nothing said
+    (target / "reg").mkdir()  # a ReG retriever trained on this graph: said before the click (audit 43 lost one)
+    at.run()
+    upload = next(t for t in at.tabs if t.label == "Upload")
+    assert any("Adding documents drops what was trained on the current graph: ReG's trained retriever" in
+               plain(w.value) for w in upload.warning), [w.value for w in upload.warning]
     _add(at, ("b.jsonl", "\n".join(map(json.dumps, B)).encode(), "application/json"))
     assert any("Added 1 passage" in plain(s.value) for s in at.success), [s.value for s in at.success]
     assert not [w for w in at.warning if "added" in w.value.lower()], [w.value for w in at.warning]
