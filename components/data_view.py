@@ -487,9 +487,9 @@ def create_upload_ui(act: Active) -> None:
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
     clicked = st.button("Build workspace", key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
-                        help=f"Off until the file named above is fixed: {md_escape(blocked)}" if blocked else None)
+                        help=f"Off until what is named above is fixed: {md_escape(blocked)}" if blocked else None)
     if blocked:
-        st.caption(f":material/block: Nothing can be built until the file named above is removed or fixed: "
+        st.caption(f":material/block: Nothing can be built until what is named above is removed or fixed: "
                    f"{md_escape(blocked)}")
     if clicked:
         st.session_state.pop(S.DATA_UPLOAD_OUTCOME, None)  # a new try: the last one's failure is no longer news

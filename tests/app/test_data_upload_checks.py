@@ -17,7 +17,7 @@ QUESTIONS = json.dumps([
      "supporting_facts": [["Captains of the Tessany", 0]]},
     {"id": "q2", "question": "Who founded the Tessany Ferry Company?", "answer": "Hester Quill",
      "supporting_facts": [["Tessany Ferry Co", 0]]}]).encode()
-SAID = "“Tessany Ferry Co” (q2) is no title"
+SAID = "“Tessany Ferry Co” (q2) matches no title"
 NEAREST = "did you mean “Tessany Ferry Company”?"
 
 
