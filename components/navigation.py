@@ -89,6 +89,7 @@ def page_of(url_path: str, default: str = HOME) -> str:
         return default
     return next((path for _, path, _, _ in entries() if Path(path).stem == url_path), f"pages/{url_path}.py")
 
+
 def unknown_page(url: str | None, url_path: str, base: str = "") -> str:
     """The page name a URL asks for that no page has ("" when it names one, or none): ``st.navigation`` runs the
     default page for ``/nosuchpage`` (``url_path`` "") without a word on the page itself — two audits read Home and
