@@ -157,10 +157,16 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
             st.warning(few, icon=":material/warning:")
         key = f"train-reg:{ws.path}:{unit}"
         running = _running(S.TRAIN_REG_JOB)
+        hold = bench_running(ws.name)
+        if hold:  # said before the click (audit 43's benchmark scored 10 questions untrained, 1 trained)
+            st.info("A benchmark of this workspace is running: a retriever trained now is kept aside until you install "
+                    "it (Use it anyway), so that run's ReG figures stay one scorer's.", icon=":material/pause_circle:")
         if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",
                      disabled=running or n == 0):
             spec = reg_jobs.train_reg_spec(ws, embedder=act.embedder_name, llm=act.llm, supervision=sup,
                                         selection=selection, unit=unit, epochs=epochs)
+            if hold:
+                spec["hold"] = "a benchmark of this workspace runs"
             label = "S(I)" if sup == "refined" else "w/o S(I)"
             title = f"Training {UNITS[unit].split(' ')[0]} ({label}) on “{ws.title}”"
 
@@ -174,6 +180,15 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
                                on_busy=lambda: None)
         shown = _ended(S.TRAIN_REG_JOB, lambda res: _reg_done(res, cfg.recall_k))
         _active_and_aside(act, unit, said, just_kept=shown == "warning")
+
+
+def bench_running(workspace: str) -> bool:
+    """Whether a benchmark of ``workspace`` runs now, in any session (its ReG rows must not change scorer midway)."""
+    from components import jobs_view
+    from components.benchmark_view import WORKSPACE_EXTRA
+
+    return any(j.kind == "bench" and not j.finished and j.extra.get(WORKSPACE_EXTRA) == workspace
+               for j in jobs_view.jobs().jobs())
 
 
 def _active_and_aside(act: Active, unit: str, said: Sequence[str] = (), *, just_kept: bool = False) -> None:

@@ -127,3 +127,23 @@ def test_the_tours_banner_leaves_out_a_method_run_another_steps_page_started() -
         assert tour_banner_shows(build, "/ws/other", "pages/granker.py")
     finally:
         gate.set()
+
+
+def test_a_running_benchmark_of_a_workspace_is_seen_by_its_training_panel() -> None:
+    """Audit 43: a ReG model trained during a benchmark of the workspace changed the run's scorer midway; the Train
+    panel now sees the benchmark (any session's) and has the new model kept aside."""
+    import threading
+
+    from components import jobs_view
+    from components.benchmark_view import WORKSPACE_EXTRA
+    from components.train_view import bench_running
+
+    gate = threading.Event()
+    job = jobs_view.jobs().submit("bench:test-hold", "Benchmark", lambda j: gate.wait(30), kind="bench",
+                                  extra={WORKSPACE_EXTRA: "films"})
+    try:
+        assert bench_running("films") and not bench_running("demo")
+    finally:
+        gate.set()
+        job.wait(30)
+    assert not bench_running("films")
