@@ -355,13 +355,10 @@ class Lesson:
                 "matches the question, whether or not it holds the answer.")
 
     def headline(self) -> str:
-        """The lesson in one line a class reads first, before the details: how many runs' answers read every gold
-        passage (in the context handed to the answer; where none was recorded, anywhere in the ranking — as
-        :meth:`why_lines` and the verdicts' "retrieved" count it), how many answered right, and which side went
-        wrong ("" without gold passages). An audit's lecturer read 3–4 dense lines per bullet and asked for one
-        headline per lesson. Without an LLM an answer is an extracted sentence, never an exact answer: one that holds
-        the gold answer is counted.
-        """
+        """The lesson in one line a class reads first (an audit's lecturer asked for one): how many runs' answers read
+        every gold passage (in their context; unrecorded, in their ranking — as :meth:`why_lines` and the verdicts'
+        "retrieved" count it), how many answered right (without an LLM: held the gold answer), and which side went
+        wrong ("" without gold passages)."""
         n = len(self.runs)
         if not n or not self.runs[0].gold_ranks:
             return ""
