@@ -157,16 +157,14 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
             st.warning(few, icon=":material/warning:")
         key = f"train-reg:{ws.path}:{unit}"
         running = _running(S.TRAIN_REG_JOB)
-        hold = bench_running(ws.name)
-        if hold:  # said before the click (audit 43's benchmark scored 10 questions untrained, 1 trained)
-            st.info("A benchmark of this workspace is running: a retriever trained now is kept aside until you install "
-                    "it (Use it anyway), so that run's ReG figures stay one scorer's.", icon=":material/pause_circle:")
+        if bench_running(ws.name):  # said before the click: which retriever that run's rows use
+            st.info("A benchmark of this workspace is running: it scores every question with the retriever it started "
+                    "with (a copy kept for the run), so a retriever trained now is used from the next run on.",
+                    icon=":material/info:")
         if st.button("Start training", key=S.TRAIN_REG_START, type="primary", icon=":material/model_training:",
                      disabled=running or n == 0):
             spec = reg_jobs.train_reg_spec(ws, embedder=act.embedder_name, llm=act.llm, supervision=sup,
                                         selection=selection, unit=unit, epochs=epochs)
-            if hold:
-                spec["hold"] = "a benchmark of this workspace runs"
             label = "S(I)" if sup == "refined" else "w/o S(I)"
             title = f"Training {UNITS[unit].split(' ')[0]} ({label}) on “{ws.title}”"
 
@@ -183,7 +181,7 @@ def reg_panel(act: Active, qids: list[str], *, said: Sequence[str] = ()) -> None
 
 
 def bench_running(workspace: str) -> bool:
-    """Whether a benchmark of ``workspace`` runs now, in any session (its ReG rows must not change scorer midway)."""
+    """Whether a benchmark of ``workspace`` runs now, in any session (it keeps the retriever it started with)."""
     from components import jobs_view
     from components.benchmark_view import WORKSPACE_EXTRA
 

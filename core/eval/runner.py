@@ -36,6 +36,7 @@ only when asked, or none), :mod:`~core.eval.judgements` (ACC_L and Emp.S, after 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -69,6 +70,8 @@ __all__ = ["Notes", "Progress", "check_run", "questions_left_out", "run_benchmar
 Progress = Callable[[int, int, str], None]
 #: ``notes(gold, trained)``: what a run leaves out, in words ('' when nothing), said once before anything is written
 Notes = Callable[[str, str], None]
+#: Where a run keeps its copies of the trained models it started with (``Method.pin``), removed when it ends.
+PINNED = ".pinned"
 
 
 def run_benchmark(workspace: Workspace, questions: Sequence[Question], methods: Sequence[str], backends: Backends,
@@ -293,6 +296,7 @@ def _run_locked(plan: BenchPlan, out: Path, chosen: Selection, held: list[Any], 
     done = {(str(r["question_id"]), str(r["method"])) for r in existing}
     if not fresh:
         atomic_write_text(run_path, run_json)
+    plan = _pin_models(plan, out, settings)  # every question scored by the models the run started with
     clock.lap("set-up")
     prepared = _prepare(plan, selected, done, progress)  # before the first pair: its own phase and progress line
     clock.lap("preparing")
@@ -323,7 +327,30 @@ def _run_locked(plan: BenchPlan, out: Path, chosen: Selection, held: list[Any], 
         summary["timing"] = clock.figures(seconds, pairs=ran, prepared=prepared)
         if plan.write_outputs:  # the summary and report again, with the run's timing (the charts and table lack it)
             files.update(write_timing(out, summary))
+    shutil.rmtree(out / PINNED, ignore_errors=True)  # an interrupted run keeps its pins; a resume takes them again
     return BenchReport(out, tuple(judged), summary, ran, skipped, files, chosen.warnings)
+
+
+def _pin_models(plan: BenchPlan, out: Path, settings: Mapping[str, Any]) -> BenchPlan:
+    """``plan`` with each method's trained models pinned (``Method.pin``) into ``out/.pinned``: a retriever
+    installed by a training that ends midway leaves this run's rows alone (audit 43 found one ReG row scored by
+    two scorers). The pins must be what ``run.json`` stamped: a model replaced in between is refused."""
+    from core.methods.registry import get_method
+
+    configs = dict(plan.configs)
+    for m in plan.methods:
+        spec = get_method(m)
+        if spec.pin is None:
+            continue
+        pinned = spec.pin(plan.workspace, plan.backends, configs.get(m) or spec.make_config(), out / PINNED / m)
+        if pinned is None:
+            continue
+        if spec.stamp is not None and dict(spec.stamp(plan.workspace, plan.backends, pinned)) != \
+                dict((settings.get("models") or {}).get(m) or {}):
+            raise ConfigError(f"The trained model of {m} changed while the run started (a training installed one); "
+                              "start the run again.")
+        configs[m] = pinned
+    return replace(plan, configs=configs)
 
 
 def _prepare(plan: BenchPlan, selected: Sequence[Question], done: set[tuple[str, str]],

@@ -45,6 +45,8 @@ from core.methods.configuration import one_of as one_of
 from core.trace import Trace, to_jsonable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from core.index.workspace import Workspace
     from core.papers import Intro
 
@@ -294,6 +296,14 @@ class TrainedOn(Protocol):
     def __call__(self, workspace: Workspace, backends: Backends, config: Any) -> frozenset[str]: ...
 
 
+class Pinner(Protocol):
+    """``pin(workspace, backends, config, into) -> config``: ``config`` reading a copy, made in the folder
+    ``into``, of the trained models the method would load now, so that a benchmark scores every question with the
+    models it started with though one is retrained midway; None when nothing needs pinning."""
+
+    def __call__(self, workspace: Workspace, backends: Backends, config: Any, into: Path) -> Any: ...
+
+
 class Highlighter(Protocol):
     """``highlights(result, workspace, *, top) -> dict``: JSON-ready fields of the method's own that
     ``egx ask`` adds to its summary of ``result`` (BubbleRAG: its ``top`` ranked CEGs)."""
@@ -400,6 +410,8 @@ class Method(Generic[C, R]):
     trained_on
         The questions those models were trained or validated on (:class:`TrainedOn`; None: no model of it
         learned from questions).
+    pin
+        How a benchmark holds those models fixed for its run (:class:`Pinner`; None: nothing to hold).
     budget
         How a comparison's answer budget maps onto its own knobs: ``hook(config, budget) -> config``
         (:mod:`core.methods.budget`; :func:`~core.methods.budget.passage_budget` for a method that answers from
@@ -427,6 +439,7 @@ class Method(Generic[C, R]):
     highlights: Highlighter | None = None
     stamp: Stamper | None = None
     trained_on: TrainedOn | None = None
+    pin: Pinner | None = None
     budget: BudgetHook | None = None
     tasks: tuple[WorkerTask, ...] = ()
     artifacts: Artifacts | None = None

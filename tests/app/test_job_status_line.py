@@ -130,8 +130,8 @@ def test_the_tours_banner_leaves_out_a_method_run_another_steps_page_started() -
 
 
 def test_a_running_benchmark_of_a_workspace_is_seen_by_its_training_panel() -> None:
-    """Audit 43: a ReG model trained during a benchmark of the workspace changed the run's scorer midway; the Train
-    panel now sees the benchmark (any session's) and has the new model kept aside."""
+    """Audit 43: a ReG model trained during a benchmark of the workspace changed the run's scorer midway; runs now
+    pin the retriever they start with, and the Train panel sees the benchmark (any session's) to say so."""
     import threading
 
     from components import jobs_view

@@ -40,7 +40,7 @@ from core.methods.reg.ablations import ABLATIONS
 from core.methods.reg.config import RegConfig, TrainConfig, reg_budget
 from core.methods.reg.diagnosis import STAGES, diagnose
 from core.methods.reg.intros import INTROS
-from core.methods.reg.models import stamp, trained_on
+from core.methods.reg.models import pin, stamp, trained_on
 from core.methods.reg.pipeline import RegResult, run
 from core.methods.reg.training_jobs import TRAIN_REG
 
@@ -50,7 +50,8 @@ __all__ = ["METHOD", "EvidenceChain", "RegConfig", "RegResult", "Reorganization"
 METHOD: Method[RegConfig, RegResult] = Method(
     "reg", "ReG triple retriever + evidence chains", "ReG §4, Appendix D", run=run, config=RegConfig, stages=STAGES,
     diagnose=diagnose, page="pages/evidence_chains.py",
-    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, budget=reg_budget, tasks=(TRAIN_REG,),
+    ablations=ABLATIONS, intros=INTROS, stamp=stamp, trained_on=trained_on, pin=pin, budget=reg_budget,
+    tasks=(TRAIN_REG,),
     artifacts=Artifacts("reg", "ReG's trained retriever (installed or kept aside) and selections (train it again "
                                "in the Train panel of the Evidence chains page, or with egx train-reg)",
                         stamp_files=("retriever/manifest.json", "retriever-entity/manifest.json")))

@@ -98,3 +98,41 @@ def trained_on(workspace: Workspace, backends: Backends, config: object) -> froz
     if not isinstance(split, dict):
         return frozenset()
     return frozenset(str(q) for part in ("train", "val") for q in (split.get(part) or ()))
+
+
+#: Marks a folder :func:`pin` made, and names the folder it was taken from.
+PIN_FILE = "pinned-from.txt"
+
+
+def pin(workspace: Workspace, backends: Backends, config: object, into: Path) -> RegConfig | None:
+    """``config`` reading a copy, in ``into``, of the retriever files ``reg`` would load now: a benchmark run
+    scores every question with the model it started with, though training installs another one midway (audit 43:
+    one run's ReG row scored 10 questions by cosine and 1 by a model trained meanwhile). A start without a fitting
+    model pins that too (an empty copy: the cosine fallback). None when ``config`` names its own folder (the
+    user's, pinned by its path). Files are hard-linked where they can be (the install replaces the folder, never a
+    file in it), else copied."""
+    import os
+    import shutil
+
+    cfg = config if isinstance(config, RegConfig) else RegConfig()
+    if cfg.model:
+        return None
+    folder = model_folder(workspace, cfg)
+    if into.exists():
+        shutil.rmtree(into)  # a pin left by an interrupted run: taken again from what is installed now
+    into.mkdir(parents=True)
+    for name in (MANIFEST_FILE, MODEL_FILE, LEGACY_MODEL_FILE):
+        src = folder / name
+        if src.is_file() and not src.is_symlink():
+            try:
+                os.link(src, into / name)
+            except OSError:
+                shutil.copyfile(src, into / name)
+    (into / PIN_FILE).write_text(str(folder), encoding="utf-8")
+    return cfg.with_(model=str(into))
+
+
+def is_pin(folder: str | Path) -> bool:
+    """Whether ``folder`` is a benchmark's :func:`pin` of the workspace's own retriever (then its notices are the
+    workspace's: e.g. that a model was kept aside)."""
+    return bool(folder) and (Path(folder) / PIN_FILE).is_file()

@@ -80,11 +80,9 @@ def train_reg_task(spec: dict[str, Any], progress: Progress) -> dict[str, Any]:
                 limit=spec.get("limit"), progress=progress)
     verdict = judge(res)  # train_reg wrote to tmp (a named folder): the choice of folder is made here
     res.verdict = verdict.text
-    if verdict.install and spec.get("hold") and not spec.get("use_anyway"):
-        # a benchmark of this workspace ran when training started: installed now, its later questions would be
-        # scored by another retriever than its first (audit 43: 10 of 11 untrained, 1 trained, in one run's ReG row)
-        res.verdict += f"; kept aside while {spec['hold']} (its ReG figures stay one scorer's): use it anyway installs it"
-    if (not verdict.install or spec.get("hold")) and not spec.get("use_anyway"):
+    # a benchmark running now keeps the retriever it started with (core.eval.runner pins a copy): installing
+    # here changes none of its rows (audit 43 saw one ReG row scored by two scorers before runs pinned theirs)
+    if not verdict.install and not spec.get("use_anyway"):
         folder = aside_dir(folder)
         res.kept_aside = True
     res.model_dir = str(folder)

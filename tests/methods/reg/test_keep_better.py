@@ -216,24 +216,3 @@ def test_the_panel_says_before_training_when_the_held_out_split_is_noise() -> No
     assert note.startswith("Only 2 questions will be held out") and "a tie installs it" in note
     assert "About 50 questions" in note
     assert few_held_out_note(50, 0.2) == "" and few_held_out_note(FEW_HELD_OUT * 5 - 3, 0.2)  # 47 → 9 held out
-
-
-def test_a_model_trained_while_a_benchmark_of_its_workspace_runs_is_kept_aside(demo_path, monkeypatch) -> None:
-    """Audit 43 trained ReG during a benchmark of the workspace: installed midway, 10 of the run's 11 questions used the
-    untrained scorer and 1 the trained one. A model trained then (the app's spec says ``hold``) waits aside even when it
-    wins, with the reason in its verdict; "Use it anyway" installs it."""
-    from core.index.workspace import Workspace
-    from core.methods.reg import training_jobs
-
-    ws_path, qa = demo_path
-    ws = Workspace.open(ws_path)
-    monkeypatch.setattr(Workspace, "questions_path", property(lambda self: qa))
-    winning = Verdict(True, "gold_passage_recall", 0.8, {"untrained cosine": 0.7}, 13, "better than untrained cosine")
-    monkeypatch.setattr("core.methods.reg.keep.judge", lambda res: winning)
-    spec = training_jobs.train_reg_spec(ws, embedder="hashing", llm=None, supervision="weak", epochs=2)
-    spec["hold"] = "a benchmark of this workspace runs"
-    out = training_jobs.train_reg_task(spec, lambda *a, **k: None)
-    assert out["kept_aside"] is True and "kept aside while a benchmark of this workspace runs" in out["verdict"]
-    assert not (ws_path / "reg" / "retriever").exists()
-    del spec["hold"]
-    assert training_jobs.train_reg_task(spec, lambda *a, **k: None)["kept_aside"] is False  # no benchmark: installed
