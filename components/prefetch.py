@@ -37,6 +37,12 @@ DEFAULT_RUN_PAGES = {"pages/hipporag2.py": "hipporag2", "pages/granker.py": "fas
                      "pages/evidence_chains.py": "reg"}
 
 
+#: How many steps ahead are fetched: two, so that Next clicked soon after a step opened still finds its runs done
+#: (audit 43 clicked on at load ~9 and read "Running FastInsight … — the lesson follows" for seconds on GRanker's
+#: step, whose runs had started only when the step before opened).
+LOOKAHEAD = 2
+
+
 def step_runs(i: int) -> list[tuple[str, object | None]]:
     """(method, config) of the runs tour step ``i``'s page shows at its defaults ([] for a page with its own
     settings, at their defaults on the tour: :data:`DEFAULT_RUN_PAGES`)."""
@@ -93,8 +99,8 @@ def _step_backends(act: Any, llm: str) -> Any:
 
 
 def after_page() -> int:
-    """Called after a page ran: on the tour, start the next step's runs; on Home with the tour's choices in the
-    sidebar, the first step's (the class usually starts there). How many runs were started."""
+    """Called after a page ran: on the tour, start the runs of the next :data:`LOOKAHEAD` steps; on Home with the
+    tour's choices in the sidebar, the first steps' (the class usually starts there). How many runs were started."""
     from core.methods.registry import METHODS
 
     if os.environ.get("EGX_TOUR_PREFETCH", "1") == "0":
@@ -115,15 +121,16 @@ def after_page() -> int:
         if t is None:  # Home on other choices: load the tour's models ahead instead
             warm_models()
         return 0
-    wanted = step_runs(nxt)
-    backends = _step_backends(act, tour.STEPS[nxt].llm) if wanted else act.backends
     started = 0
-    for method, config in wanted:
-        try:
-            started += runs.prefetch(METHODS[method], act.workspace, act.key, backends, tour.STEPS[nxt].question,
-                                     config)  # type: ignore[arg-type]
-        except EgxError:  # a run that cannot start says so when its page asks for it
-            continue
+    for ahead in range(nxt, min(nxt + LOOKAHEAD, len(tour.STEPS))):
+        wanted = step_runs(ahead)
+        backends = _step_backends(act, tour.STEPS[ahead].llm) if wanted else act.backends
+        for method, config in wanted:
+            try:
+                started += runs.prefetch(METHODS[method], act.workspace, act.key, backends,
+                                         tour.STEPS[ahead].question, config)  # type: ignore[arg-type]
+            except EgxError:  # a run that cannot start says so when its page asks for it
+                continue
     return started
 
 

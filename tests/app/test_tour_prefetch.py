@@ -79,11 +79,14 @@ def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Pa
 
 
 @pytest.mark.slow
-def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path) -> None:
+def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path, monkeypatch) -> None:
     """SG-RAG's step without an LLM (its sidebar on "none") now comes right before BubbleRAG's Lothair pages (two
     audits: the question jumped Lothair → Keanu → Lothair around it): on it, the next step's recorded BubbleRAG run
     is fetched ahead with the recorded LLM that step's sidebar will hold (it fetched nothing off the recorded LLM),
     and the next page joins it."""
+    from components import prefetch
+
+    monkeypatch.setattr(prefetch, "LOOKAHEAD", 1)  # else the step before fetches it already (the test after this)
     (i,) = [j for j, s in enumerate(tour.STEPS) if s.llm == "none"]
     assert tour.STEPS[i + 1].llm == tour.LLM and step_runs(i + 1) == [("bubblerag", None)]
     question = tour.STEPS[i + 1].question
@@ -135,3 +138,27 @@ def test_the_other_pages_steps_are_fetched_ahead_and_the_page_joins_the_run(home
     _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
     assert at.session_state[S.TOUR].step == i and before
     assert hippo() == before  # the page joined the fetched run: none of its own started
+
+
+@pytest.mark.slow
+def test_two_steps_ahead_are_fetched_so_a_quick_next_finds_its_runs_done(home: Path) -> None:
+    """Audit 43 clicked Next soon after each step opened (load ~9) and read "Running FastInsight … — the lesson
+    follows" on GRanker's step, whose runs had started only when the step before opened: the tour fetches the runs
+    of the next two steps."""
+    from components import prefetch
+
+    assert prefetch.LOOKAHEAD == 2
+    def fresh(j: int) -> bool:  # step j + 2 has runs of its own, not the next step's, all on the recorded LLM
+        later, nxt = (step_runs(j + 2), tour.STEPS[j + 2].question), (step_runs(j + 1), tour.STEPS[j + 1].question)
+        return bool(later[0]) and later != nxt and all(tour.STEPS[k].llm == tour.LLM for k in (j, j + 1, j + 2))
+
+    i = next(j for j in range(1, len(tour.STEPS) - 2) if fresh(j))
+    at = _ok(app().run())
+    _ok(at.button(key=S.sub(S.TOUR, "start")).click().run())
+    while at.session_state[S.TOUR].step < i:
+        _ok(at.button(key=S.sub(S.TOUR, "next")).click().run())
+    question = tour.STEPS[i + 2].question
+    wanted = {m for m, _ in step_runs(i + 2)}
+    ahead = {m for m in wanted for j in jobs_view.jobs().jobs()
+             if j.extra.get(jobs_view.PREFETCH) and question in j.key and f'"{m}"' in j.key}
+    assert ahead == wanted, (i, sorted(j.key for j in jobs_view.jobs().jobs()))
