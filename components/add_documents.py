@@ -132,10 +132,15 @@ def create_add_documents_ui(act: Active) -> None:
     from core.index.insert import dropped_on_insert
 
     lost = dropped_on_insert(ws.path)
-    if lost:  # before the click, not only in its outcome (audit 43 lost a ReG model trained a minute before)
+    confirmed = True
+    if lost:  # before the click, not only in its outcome (audit 43 lost a ReG model trained a minute before), and
+        # confirmed: the audit asked for a step that cannot be skipped by a reflex click
         st.warning("Adding documents drops what was trained on the current graph: " + md_escape("; ".join(lost))
                    + ". Train it again afterwards, or add the documents before training.", icon=":material/warning:")
-    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:"):
+        confirmed = st.checkbox("Drop them and add the documents", key=S.DATA_ADD_CONFIRM,
+                                help="Add documents stays off until this is ticked: the trained models above are "
+                                     "deleted with the old graph.")
+    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:", disabled=not confirmed):
         show_add_job()
         return
     if not files:

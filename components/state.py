@@ -98,6 +98,7 @@ DATA_SAMPLE_SEED = "egx.data.sample_seed"  #: which sample of extracted triples 
 DATA_UPLOAD_JOB = "egx.data.upload_job"  #: key of this session's upload build (a background job)
 DATA_ADD_UPLOADS = "egx.data.add_uploads"  #: documents to add to the active workspace
 DATA_ADD = "egx.data.add"  #: the "Add documents" button
+DATA_ADD_CONFIRM = "egx.data.add-confirm"  #: "Drop them and add": ticked before Add documents drops trained models
 DATA_TAB = "egx.data.tab"  #: the Data page's tab: kept when a message or a finished job changes what is drawn above it
 DATA_ADD_SENT = "egx.data.add_sent"  #: the workspace and files of this session's last insert (a repeated click)
 DATA_QUESTIONS_NEW = "egx.data.questions_new"  #: a questions file to replace the active workspace's

@@ -58,6 +58,9 @@ def test_an_add_that_added_passages_is_a_success(home: Path, tmp_path: Path, mon
     upload = next(t for t in at.tabs if t.label == "Upload")
     assert any("Adding documents drops what was trained on the current graph: ReG's trained retriever" in
                plain(w.value) for w in upload.warning), [w.value for w in upload.warning]
+    assert at.button(key=S.DATA_ADD).disabled  # confirmed first: a reflex click cannot drop them
+    at.checkbox(key=S.DATA_ADD_CONFIRM).check().run()
+    assert not at.button(key=S.DATA_ADD).disabled
     _add(at, ("b.jsonl", "\n".join(map(json.dumps, B)).encode(), "application/json"))
     assert any("Added 1 passage" in plain(s.value) for s in at.success), [s.value for s in at.success]
     assert not [w for w in at.warning if "added" in w.value.lower()], [w.value for w in at.warning]
