@@ -229,11 +229,32 @@ def prep_objects(prep: Any) -> list[Any]:
     birthplace of X and of the composer Y" is Y's too (an audit's KG read only "mentions · Y": the parser hangs the
     second "of" on the first as its conjunct, which no rule read). Only after a first object: not "takes care … of
     allocating rail capacity, and of traffic control" (the clause's "of" is no relation of "takes")."""
-    own = [g for g in prep.children if g.dep_ == "pobj"]
+    own = _named_place_kept([g for g in prep.children if g.dep_ == "pobj"], prep)
     if not own:
         return own
     preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
     return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]
+
+
+#: compass points a place lies at from another ("a parish west of Dunmere", "north-west of", "lies 3 miles south of")
+DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
+                        "north-east", "north-west", "south-east", "south-west"})
+#: heads of a place described, not named ("in the hill country", "the village"): no object beside a named place
+_PLACE_WORDS = frozenset({"country", "countryside", "village", "region", "area", "district", "hills", "uplands"})
+
+
+def _named_place_kept(own: list[Any], prep: Any) -> list[Any]:
+    """``own`` less a compass point or a described place ("born in the village of Trevennac, in the hill country east
+    of Sarnebourg": an audit's KG read "born in · east" and "born in · hill country") where a named place is in the
+    same preposition chain: the word's objects of this preposition and of its other ones with the same word."""
+    def vague(g: Any) -> bool:
+        return (g.is_lower and g.lower_ in DIRECTIONS) or (g.pos_ == "NOUN" and g.lower_ in _PLACE_WORDS and not any(
+            t.pos_ == "PROPN" for t in g.subtree))
+    if not any(vague(g) for g in own):
+        return own
+    chain = [t for p in prep.head.children if p.dep_ == "prep" and p.lower_ == prep.lower_ for t in p.subtree]
+    named = any(t.pos_ == "PROPN" and t.ent_type_ in ("GPE", "LOC", "FAC") for t in chain)
+    return [g for g in own if not (named and vague(g))]
 
 
 def name_past_owned(tok: Any) -> tuple[Any, Any] | None:

@@ -27,7 +27,7 @@ from typing import Any
 from core.backends import spacy_anaphora as ana
 from core.backends import spacy_lists as lists
 from core.backends.spacy_kinds import THING_AGENTS
-from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits
+from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, made_person
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import SAINTS, canonical_entity, clean_text, named_person, normalize_name
 
@@ -111,9 +111,11 @@ class _Mentions:
             got = self.antecedent(tok)
             if got == _NOBODY:
                 return None
+            thing = tok.lower_ in ("it", "its")  # "it" is a firm, a work, a place: never a person (else no edge)
             if got is not None:
-                return got
-            if tok.lower_ == "them" and self._title_person():
+                return None if thing and made_person(self, got) else got
+            if (tok.lower_ == "them" and self._title_person()) or (
+                    thing and made_person(self, (self.title or "", "TITLE"))):
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
             return (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node

@@ -29,6 +29,7 @@ from typing import Any
 
 from core.backends import spacy_kinds as kinds
 from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
+from core.backends.spacy_lists import DIRECTIONS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import COPULAS, VALUE_LABELS
@@ -59,9 +60,6 @@ _WATERS = frozenset({"river", "lake", "canal", "creek", "stream", "brook", "loch
 _AT = frozenset({"at", "on", "in", "near", "beside"})
 
 
-#: compass points a place lies at from another ("a parish west of Dunmere", "north-west of", "lies 3 miles south of")
-DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
-                        "north-east", "north-west", "south-east", "south-west"})
 
 
 def direction_word(tok: Any) -> str | None:

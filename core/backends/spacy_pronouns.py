@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.text import named_person
 
 #: role nouns that give a person in apposition a gender ("Kim's mother, Ana Kim, …": Ana Kim is a "she")
@@ -52,3 +54,14 @@ def _fits(pronoun: str, mention: tuple[str, str], tag: str) -> bool:
         return not plural and tag != "NNP+the" and (label == "PERSON" or (label in _NAME_LABELS
                                                                           and named_person(mention[0])))
     return plural and label != "PERSON"  # they
+
+
+def made_person(m: Any, mention: tuple[str, str]) -> bool:
+    """Whether the text made ``mention`` a person, for :class:`core.backends.spacy_mentions._Mentions` ``m``: an
+    "it"/"its" never stands for one ("its founder" in the passage "Corwin Abernel" is no edge): a name the text
+    called "he"/"she" or made a person, or a title the text made a person or called "he"/"she" and that opens with a
+    given name ("Windy Hill Wind Farm", "Galen Peak" and "Red Wave" open with one)."""
+    m._subjects_ready()  # not the PERSON label alone: the small model tags "Enola Gay" and "Tully Falls" PERSON
+    if mention[1] == "TITLE":  # a "he" with no one before it falls back to the title: "Thinking Out Loud" got one
+        return bool(m.title) and (m.title in m._people or (m.title in m._gender and named_person(m.title.split(" (")[0])))
+    return mention[0] in m._gender or mention[0] in m._people

@@ -2,7 +2,7 @@
 relative "who" gives no edge of its own, a copula's participle is its subject's, and a list is no apposition —
 readings audits 39 and 40 found wrong on their apiary and kite-maker corpora; and audit 41's typewriter corpus: "Marrick
 and Stoll" the firm the passage names, "the Telk and Quillom Press" whole, "the consortium owned …" a clause, and a
-bare "Pellow" among its namesakes."""
+bare "Pellow" among its namesakes; audit 43's perfume corpus: "it"/"its" never a person, no "born in · east"."""
 
 from __future__ import annotations
 
@@ -255,3 +255,24 @@ def test_a_name_after_in_her_memory_is_the_objects(ex):
                       "in her memory, the Orvane Medal, for young instrument makers.")
     assert ("Keldmoor music society", "created", "Orvane Medal") in got, got
     assert not [t for t in got if t[1] == "created in" and t[2] == "Orvane Medal"], got
+
+
+def test_it_and_its_never_stand_for_a_person(ex):
+    """In the passage "Corwin Abernel", "its founder" and "bought it" are the workshop, never the title's person: no
+    `Tamsin Orvane · founder of · Corwin Abernel` nor `Halvet Instruments · bought · Corwin Abernel`."""
+    got = triples(ex, "Corwin Abernel\nCorwin Abernel (1878 - 1949) was a luthier who ran the Orvane Violin Workshop "
+                      "in Keldmoor from 1921 until 1949. He was the nephew of its founder, Tamsin Orvane, and was born "
+                      "in the town of Saltmarch. After his death the workshop was run by a board of trustees until "
+                      "Halvet Instruments bought it in 1958.")
+    assert ("Corwin Abernel", "nephew of", "Tamsin Orvane") in got, got
+    assert not [t for t in got if t[2] == "Corwin Abernel" and t[1] in ("founder of", "bought")], got
+    assert ("Corwin Abernel", "bought in", "1958") not in got, got
+
+
+def test_a_compass_point_or_described_place_is_no_place_beside_a_named_one(ex):
+    """"born in the village of Trevennac, in the hill country east of Sarnebourg": born in Trevennac only, not "born
+    in · east" nor "born in · hill country"."""
+    got = triples(ex, "Odile Verlaque\nOdile Verlaque (1859 – 1923) was a perfumer. She was born in the village of "
+                      "Trevennac, in the hill country east of Sarnebourg, where her father kept a small distillery.")
+    assert ("Odile Verlaque", "born in", "Trevennac") in got, got
+    assert not {"east", "hill country"} & nodes(got), got
