@@ -425,14 +425,17 @@ def called_name(m: Any, tok: Any, not_names: frozenset[str]) -> Mention | None:
     all proper nouns, starting at the next word."""
     if tok.pos_ != "NOUN" or tok.tag_ != "NN":  # not "four terminal buildings named Terminal 1, 2 and 3"
         return None
-    for verb in tok.children:
-        if verb.dep_ != "acl" or verb.lower_ not in _CALLED or verb.i != tok.i + 1:
+    of = [c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of" and c.i == tok.i + 1]
+    for verb in tok.children:  # "The glasshouse of the gardens, called the Crystal Orangery,": the Crystal Orangery
+        if verb.dep_ != "acl" or verb.lower_ not in _CALLED or verb.i != (of[0].right_edge.i + 2 if of and m.doc[
+                of[0].right_edge.i + 1].text == "," else tok.i + 1):
             continue
         for c in verb.children:
             if c.dep_ not in ("oprd", "attr", "dobj") or c.pos_ != "PROPN" or c.left_edge.i != verb.i + 1:
                 continue
-            span = m.mention_of.get(c.i)
-            if span is None or span[0] != verb.i + 1 or span[2] in not_names or span[2] == "TITLE":
+            span = m.mention_of.get(c.i)  # "called the Crystal Orangery": the name after "the"
+            if span is None or span[0] - (m.doc[verb.i + 1].text == "the") != verb.i + 1 or span[2] in not_names or (
+                    span[2] == "TITLE"):
                 return None
             if span[2] or all(t.pos_ == "PROPN" for t in m.doc[span[0]:span[1]] if not t.is_punct):
                 return m.text_of(span), span[2]  # type: ignore[no-any-return]

@@ -191,13 +191,13 @@ class _Mentions:
         loose = None if span is not None and span[2] else ana.loose_name(self, tok, _NOT_NAMES)
         if loose is not None:  # "married the architect Jonas Pell": Jonas Pell, where the parser left the name loose
             return loose
-        span = self.mention_of.get(tok.i)
         if span is not None and (span[2] or any(t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])):
             return None
         for c in tok.children:
             # no comma between: "the Christian saint, Monica" is left to the appositive rule
             # nor between "<noun> in <place>" and its name ("A street in Harvoy, Castemar Row,": spacy_repair)
             if c.dep_ == "appos" and c.pos_ == "PROPN" and (not any(t.is_punct for t in self.doc[tok.i + 1:c.i]) or any(
+                    x.dep_ == "poss" for x in tok.children) or any(
                     p.dep_ == "prep" and p.i == tok.i + 1 and p.lower_ in _PLACE_PREPS and p.right_edge.i + 1 == c.left_edge.i
                     and self.doc[p.right_edge.i].text == "," for p in tok.children)):
                 got = self.mention(c)

@@ -2,7 +2,8 @@
 relative "who" gives no edge of its own, a copula's participle is its subject's, and a list is no apposition —
 readings audits 39 and 40 found wrong on their apiary and kite-maker corpora; and audit 41's typewriter corpus: "Marrick
 and Stoll" the firm the passage names, "the Telk and Quillom Press" whole, "the consortium owned …" a clause, and a
-bare "Pellow" among its namesakes; audit 43's perfume corpus: "it"/"its" never a person, no "born in · east"."""
+bare "Pellow" among its namesakes; audit 43's perfume corpus: "it"/"its" never a person, no "born in · east",
+"the glasshouse …, called X," is X and "the guild's first president, X" is X."""
 
 from __future__ import annotations
 
@@ -276,3 +277,21 @@ def test_a_compass_point_or_described_place_is_no_place_beside_a_named_one(ex):
                       "Trevennac, in the hill country east of Sarnebourg, where her father kept a small distillery.")
     assert ("Odile Verlaque", "born in", "Trevennac") in got, got
     assert not {"east", "hill country"} & nodes(got), got
+
+
+def test_a_part_called_a_name_is_that_name_not_the_title(ex):
+    """"The glasshouse of the gardens, called the Crystal Orangery, was designed by X": the orangery was designed, not
+    the passage's gardens (audit 43 read "Quillon Gardens · designed by · Frida Omlund")."""
+    got = triples(ex, "Quillon Gardens\nThe Quillon Gardens are a botanical garden. The glasshouse of the gardens, "
+                      "called the Crystal Orangery, was designed by the architect Frida Omlund and opened in 1911.")
+    assert ("Crystal Orangery", "designed by", "Frida Omlund") in got, got
+    assert ("Quillon Gardens", "designed by", "Frida Omlund") not in got, got
+
+
+def test_a_possessed_role_noun_with_a_name_after_it_is_the_name(ex):
+    """"created by the guild's first president, Casimir Duvelle": created by Casimir Duvelle, no bare role node
+    "first president · is · Casimir Duvelle"."""
+    got = triples(ex, "Golden Censer Prize\nThe Golden Censer Prize is an award for perfumers. It was created in 1905 "
+                      "by the guild's first president, Casimir Duvelle.")
+    assert ("Golden Censer Prize", "created by", "Casimir Duvelle") in got, got
+    assert "first president" not in nodes(got), got
