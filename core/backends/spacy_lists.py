@@ -262,7 +262,7 @@ def name_past_owned(tok: Any) -> tuple[Any, Any] | None:
     but names the object before it: "created an award in her memory, the Orvane Medal" created the medal (an audit's
     KG read "created in · Orvane Medal"). Only a common-noun object before the preposition, a tribute's noun ("in his
     honour"; MuSiQue's "studying with his grandmother, X" and "with his sister, X" are the relative's), the name after
-    a comma."""
+    a comma; or a firm's name after a plural that the verb's object is for ("a school for perfumers, the X Atelier")."""
     verb = tok.head.head if tok.dep_ == "pobj" else tok.head
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"), None)
     for p in (c for c in verb.children if c.dep_ == "prep" and obj is not None and c.i > obj.i):
@@ -270,6 +270,13 @@ def name_past_owned(tok: Any) -> tuple[Any, Any] | None:
                 x.dep_ == "poss" for x in g.children)):
             for a in (x for x in q.children if x.dep_ == "appos" and x.pos_ == "PROPN" and x.doc[x.left_edge.i - 1].text
                       == ","):
+                return obj, a
+    # "opened a school for perfumers, the Verlaque Atelier": a firm's name names no plural, so the school
+    for p in (c for c in (obj.children if obj is not None and obj.tag_ == "NN" else ()) if c.dep_ == "prep"):
+        for q in (g for g in p.children if g.dep_ == "pobj" and g.tag_ == "NNS" and g.i == p.i + 1):
+            for a in (x for x in q.children if x.dep_ == "appos" and x.pos_ == "PROPN" and x.doc[x.left_edge.i - 1].text
+                      == "," and x.ent_type_ in ("ORG", "FAC") and x.doc[q.i + 1].text == "," and x.doc[q.i + 2].lower_
+                      == "the"):
                 return obj, a
     return None
 

@@ -165,6 +165,21 @@ class _Collected:
                 out[name] = persons.pop()  # the one person of that surname: "Anselm Pellow"
             else:
                 self.unlinked.add(name)  # the namesakes' word, no node of its own
+        for name, label in self.labels.items():  # "at the Atelier" is the "Verlaque Atelier" the passage names
+            w = words(name)
+            ends = {f for fw, f in firsts if len(fw) > 1 and w and (w[0] in (fw[0], fw[-1]) or (
+                w[0] in _HOUSE_HEADS and w[0] in fw)) and f != name and labels_of.get(f) not in _PLACE_LABELS}
+            if name in out or name in self.unlinked or len(w) != 1 or label in VALUE_LABELS or label in _PLACE_LABELS \
+                    or label == "TITLE" or name.isupper() or not ends or (w[0] not in _HOUSE_HEADS and not all(
+                    {words(f)[0], words(f)[-1]} & (_HOUSE_HEADS | _FIRM_HEADS | FIRM_HEADS) for f in ends)):
+                continue  # a bare word of a house's name only: "Verlaque" of "Maison Verlaque" and "Verlaque Atelier"
+            bodies = {f for f in ends if _body_of(w[0], words(f))}  # not "Society" of "X Society Transactions"
+            if w[0] in _HOUSE_HEADS and self.title in bodies:
+                out[name] = str(self.title)  # "the Institute" in "New South Wales Institute of Sport"
+            elif len(bodies) == 1 and w[0] in _HOUSE_HEADS:  # not "Harvard" of "Harvard Business School"
+                out[name] = bodies.pop()
+            elif len(ends) > 1:
+                self.unlinked.add(name)  # the houses' word, no node of its own
         for name in self.labels:  # "Marrick and Stoll" is the firm "Marrick and Stoll Holdings" the passage names
             firm = [n for n in self.labels if n.startswith(name + " ") and " and " in name
                     and n[len(name) + 1:].lower() in FIRM_HEADS]
@@ -231,6 +246,19 @@ _PARTICLES = frozenset({"van", "von", "de", "der", "den", "di", "da", "du", "del
 _FIRM_HEADS = frozenset({"company", "holdings", "trading", "group", "corporation", "industries", "enterprises",
                          "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners",
                          "instruments"})
+
+
+#: first or last words of a house's or a body's name: its other word alone is that name ("Atelier" of "Verlaque Atelier",
+#: :meth:`_Collected.aliases`; two such names: neither)
+_HOUSE_HEADS = frozenset({"atelier", "maison", "guild", "society", "academy", "institute", "school", "workshop", "studio",
+                          "house", "foundation", "association", "league", "union", "club", "press", "works"})
+
+
+def _body_of(head: str, name: tuple[str, ...]) -> bool:
+    """Whether ``head`` names the body ``name``: its last word, or before "of" ("House of Tudor"), or a house's first
+    word ("Maison Verlaque")."""
+    return name[-1] == head or any(name[i] == head and name[i + 1] == "of" for i in range(len(name) - 1)) or (
+        name[0] == head and head in ("maison", "atelier"))
 
 
 def _short_of(full: tuple[str, ...], n: int) -> bool:

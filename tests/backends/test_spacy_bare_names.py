@@ -3,7 +3,7 @@ relative "who" gives no edge of its own, a copula's participle is its subject's,
 readings audits 39 and 40 found wrong on their apiary and kite-maker corpora; and audit 41's typewriter corpus: "Marrick
 and Stoll" the firm the passage names, "the Telk and Quillom Press" whole, "the consortium owned …" a clause, and a
 bare "Pellow" among its namesakes; audit 43's perfume corpus: "it"/"its" never a person, no "born in · east",
-"the glasshouse …, called X," is X and "the guild's first president, X" is X."""
+"the glasshouse …, called X," is X, "the guild's first president, X" is X and "the Atelier" the Verlaque Atelier."""
 
 from __future__ import annotations
 
@@ -295,3 +295,17 @@ def test_a_possessed_role_noun_with_a_name_after_it_is_the_name(ex):
                       "by the guild's first president, Casimir Duvelle.")
     assert ("Golden Censer Prize", "created by", "Casimir Duvelle") in got, got
     assert "first president" not in nodes(got), got
+
+
+def test_a_bare_house_word_is_the_one_house_the_passage_names(ex):
+    """"at the Atelier" is the Verlaque Atelier; a bare "Verlaque" beside "Maison Verlaque" and "Verlaque Atelier" is
+    no node; "opened a school for perfumers, the Verlaque Atelier" opened the atelier (audit 43)."""
+    got = triples(ex, "Ilse Brandeck\nIlse Brandeck (1921 – 2004) was a perfumer. In 1958 she became the first "
+                      "director of the Verlaque Atelier, the school for perfumers of Maison Verlaque. Together they "
+                      "designed the bottles of several Verlaque fragrances. Ilse Brandeck taught more than two hundred "
+                      "students at the Atelier.")
+    assert ("Ilse Brandeck", "taught students at", "Verlaque Atelier") in got, got
+    assert not {"Atelier", "Verlaque"} & nodes(got), got
+    got = triples(ex, "Maison Verlaque\nMaison Verlaque is a perfume house founded in 1887. Maison Verlaque later "
+                      "opened a school for perfumers, the Verlaque Atelier, whose first director was Ilse Brandeck.")
+    assert ("Maison Verlaque", "opened", "Verlaque Atelier") in got, got
