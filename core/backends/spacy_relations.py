@@ -293,8 +293,8 @@ class _Piece(_Mentions):
         if tok.pos_ != "PRON" or tok.lower_ not in ("his", "her"):
             return self.mention(tok)
         word = "he" if tok.lower_ == "his" else "she"
-        for s in self.doc[tok.sent.start:tok.i]:  # "Hester Quill died in 1902 and her nephew …": her
-            own = self.mention(s) if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "PROPN" else None
+        for s in self.doc[tok.sent.start:tok.i]:  # "Hester Quill died … and her nephew", "After X's death … his nephew"
+            own = self.mention(s) if s.dep_ in ("nsubj", "nsubjpass", "poss") and s.pos_ == "PROPN" else None
             if own is not None and own[1] != "TITLE" and (self._person(own, "NNP") or self._gender.get(own[0]) == word) \
                     and self._sex_fits(own[0], word):  # a name the text called "she" ("the luthier X", tagged ORG)
                 return own

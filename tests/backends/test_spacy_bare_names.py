@@ -309,3 +309,12 @@ def test_a_bare_house_word_is_the_one_house_the_passage_names(ex):
     got = triples(ex, "Maison Verlaque\nMaison Verlaque is a perfume house founded in 1887. Maison Verlaque later "
                       "opened a school for perfumers, the Verlaque Atelier, whose first director was Ilse Brandeck.")
     assert ("Maison Verlaque", "opened", "Verlaque Atelier") in got, got
+
+
+def test_his_after_a_persons_possessive_is_that_person(ex):
+    """"After Aurel Quillon's death in 1934, the gardens were run by his nephew Benedikt Sorrel": Aurel Quillon's
+    nephew, not the perfume house named in the sentence before (audit 43's corpus read "nephew of · Maison Verlaque")."""
+    got = triples(ex, "Quillon Gardens\nThe Quillon Gardens are a botanical garden. In 1902 the gardens signed a "
+                      "contract to supply lavender to Maison Verlaque, a perfume house founded by Aurel Quillon's wife. "
+                      "After Aurel Quillon's death in 1934, the gardens were run by his nephew Benedikt Sorrel.")
+    assert ("Benedikt Sorrel", "nephew of", "Aurel Quillon") in got, got
