@@ -191,7 +191,7 @@ class SpacyExtractor:
     # v35: "it"/"its" never a person the text made one (no edge), no compass point or "hill country" beside a named place,
     # "the glasshouse of the gardens, called the X," X, "the guild's first president, X" X (no bare role node), a bare
     # house word the one house named with it ("the Atelier", "the Society"; two: no node), "a school for perfumers, the X"
-    # the school X, "After X's death … his nephew" X's nephew
+    # the school X, "After X's death … his nephew" X's nephew, "X sponsors a prize. Today it runs …" X (a title no person)
     model_id = f"spacy-v35:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

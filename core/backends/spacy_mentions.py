@@ -114,8 +114,7 @@ class _Mentions:
             thing = tok.lower_ in ("it", "its")  # "it" is a firm, a work, a place: never a person (else no edge)
             if got is not None:
                 return None if thing and made_person(self, got) else got
-            if (tok.lower_ == "them" and self._title_person()) or (
-                    thing and made_person(self, (self.title or "", "TITLE"))):
+            if (tok.lower_ == "them" and self._title_person()) or (thing and made_person(self, ("", "TITLE"))):
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
             return (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
@@ -249,7 +248,8 @@ class _Mentions:
         own = self._others.get(sent.start, {}).get("owner") if word == "it" else None
         if own is not None:  # "Its first scent, Vell Water, was sold … In 1949 it bought …": the house
             return own[0]  # type: ignore[no-any-return]
-        if prev is not None and _fits(word, *prev) and self._gender.get(prev[0][0], word) == word:
+        if prev is not None and ((_fits(word, *prev) and self._gender.get(prev[0][0], word) == word) or (word == "it" and (
+                prev[1] == "TITLE" and not made_person(self, prev[0])))):  # "X sponsors a prize. Today it runs": X
             return prev[0]
         thing = self._others.get(sent.start, {}).get(word)  # "She bred the X pea. It was sold …": the pea
         return thing[0] if thing is not None else None

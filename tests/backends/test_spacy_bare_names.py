@@ -318,3 +318,12 @@ def test_his_after_a_persons_possessive_is_that_person(ex):
                       "contract to supply lavender to Maison Verlaque, a perfume house founded by Aurel Quillon's wife. "
                       "After Aurel Quillon's death in 1934, the gardens were run by his nephew Benedikt Sorrel.")
     assert ("Benedikt Sorrel", "nephew of", "Aurel Quillon") in got, got
+
+
+def test_it_after_the_titles_sentence_is_the_title_not_its_object(ex):
+    """"Nordal Line sponsors the Golden Censer Prize since 1970. Today it runs twenty-six ships": the shipping group
+    runs the ships, not the prize it sponsors (audit 43's corpus read "Golden Censer Prize · runs · twenty-six ships")."""
+    got = triples(ex, "Nordal Line\nNordal Line is a shipping group based in Kestrava. Nordal Line sponsors the Golden "
+                      "Censer Prize since 1970. Today it runs twenty-six ships and employs about three thousand people.")
+    assert ("Nordal Line", "runs", "twenty-six ships") in got, got
+    assert not [t for t in got if t[0] == "Golden Censer Prize" and t[1] in ("runs", "employs")], got
