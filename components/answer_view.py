@@ -189,7 +189,7 @@ def own_budget_line(result: Any) -> str:
                 f"(“{cap.name}”, {same}). This run's answer step used {used} under that cap.")
     head = f"This page runs the method at its paper's own budget: its answer step was handed {used}."
     return (head + f" Compare and the Benchmark open at “{cap.name}” (at most {cap.chunks} chunks for every method, "
-            "BubbleRAG §4.1), where the same method may read more.")
+            "BubbleRAG §4.1), where the same method may read more and answer differently.")
 
 
 def note_caption(label: str, how: str) -> str:

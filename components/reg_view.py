@@ -19,7 +19,13 @@ import streamlit as st
 
 from components import charts, colors, deep_link, graph_view, train_view, workspaces
 from components import state as S
-from components.answer_view import not_recorded_notice, recorded_first, replay_banner, unrecorded_workspace
+from components.answer_view import (
+    not_recorded_notice,
+    own_budget_line,
+    recorded_first,
+    replay_banner,
+    unrecorded_workspace,
+)
 from components.question import gold_answer_line, question_box
 from components.ui import error_text, md_escape, public_text
 from core.errors import EgxError
@@ -201,6 +207,8 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
 
     st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
     gold_answer_line(act, res.answer or "", res.query, by_llm=answer_by_llm(res), result=res)  # the gold answer with EM / F1, as on Ask
+    if budget := own_budget_line(res):  # audit 44 read a wrong answer here and Compare's right one for ReG, unexplained
+        st.caption(md_escape(budget))
     tok = data.evidence_tokens
 
     left, right = st.columns(2, gap="large")

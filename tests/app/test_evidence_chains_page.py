@@ -45,6 +45,9 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
     assert any("Reasoning paths:" in c for c in codes) and any("Triples:" in c for c in codes)
     # the question's gold answer under the answer, with EM / F1, as on Ask (an audit found a wrong one unflagged)
     assert any(m.value.startswith("Gold answer: **Hugo Weaving**") and "no EM / F1" in m.value for m in at.markdown)
+    # the page's own budget beside it: audit 44 read a wrong answer here and Compare's right one for ReG, unexplained
+    assert any(c.value.startswith("This page runs the method at its paper's own budget") and
+               "answer differently" in c.value for c in at.caption), [c.value for c in at.caption]
     # supervision for a workspace question: the pool, compression and the (weak) selection
     assert [h.value for h in at.header][:2] == ["Supervision (ReG §4.1)", "Trained retriever (ReG@Triple)"]
     assert "Compression ratio" in [m.label for m in at.metric]
