@@ -283,10 +283,9 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
     cfg = result.config
     said = bubble.budget_text(replay.result.cegs, f, cfg)
     c1, c2 = st.columns(2)
-    # the last frame is the end frame, one past the settle steps: said under the figure (audit 43 read "Step 0 / 36"
-    # beside "35 settle steps")
-    c1.metric("Step", f"{frame} / {len(replay) - 1}", delta=f"{replay.result.steps} settle steps + the end frame",
-              delta_color="off", delta_arrow="off",
+    # the last frame is the end frame, one past the settle steps: said under the figures (audit 43 read "Step 0 / 36"
+    # beside "35 settle steps"; audit 44 saw it cut to "… the end fra…" as the metric's chip in projector mode)
+    c1.metric("Step", f"{frame} / {len(replay) - 1}",
               help="Frame k of the slider on the left = the state after k settle steps; the last frame is the end "
                    "frame, where the search stopped.")
     c2.metric("Toward budget B", said.metric,
@@ -294,7 +293,7 @@ def create_side_panel(act: Active, result, replay, frame: int) -> None:
               + ("Intra-group CEGs count toward B." if cfg.intra_counts else
                  "Intra-group CEGs do not (same-group anchors meeting early would crowd out the collisions); "
                  "they are capped at B on their own."))
-    st.caption(said.caption)
+    st.caption(f"Steps: {replay.result.steps} settle steps + the end frame. {said.caption}")
     if f.done:
         st.success(done_text(replay.result, cfg, frame))
     elif f.node < 0:
