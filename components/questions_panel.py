@@ -36,6 +36,7 @@ def _current(act: Active) -> str:
 def create_questions_ui(act: Active) -> None:
     """The active workspace's questions, and an uploaded file put in their place."""
     from core.errors import EgxError
+    from core.index.questions import questions_name_problem
     from core.index.questions_file import replace_questions
 
     ws = act.workspace
@@ -49,16 +50,21 @@ def create_questions_ui(act: Active) -> None:
         st.caption("A bundled sample keeps the questions of its recipe (a rebuild would drop others). Build a "
                    "workspace of your own from its files on the Upload tab to ask your own questions of it.")
         return
+    # any type: a document dropped here is told where it goes, not Streamlit's bare "text/plain files are not
+    # allowed" (audit 44 dropped its extra document on this uploader)
     new = st.file_uploader("A questions file to use instead (HippoRAG format JSON, or JSONL)",
-                           type=["json", "jsonl", "gz"], key=S.uploader_key(S.DATA_QUESTIONS_NEW),
+                           key=S.uploader_key(S.DATA_QUESTIONS_NEW),
                            help="It replaces the workspace's questions: write questions for the documents you added, "
                                 "or fix a gold title. It is read and matched to this workspace's passages first; one "
                                 "whose gold titles match no passage is refused and the old questions stay.")
     empty = new is not None and not new.size  # refused at once, as the build's uploader refuses an empty file (an
     # audit found this button live for a 0-byte file, and the refusal only after the click)
+    wrong = questions_name_problem(new.name) if new is not None else ""
     clicked = st.button("Use these questions", key=S.DATA_QUESTIONS_USE, icon=":material/quiz:",
-                        disabled=new is None or empty)
-    if empty:
+                        disabled=new is None or empty or bool(wrong))
+    if wrong:
+        st.error(md_escape(wrong) + ".", icon=":material/block:")
+    elif empty:
         st.caption(f":material/block: {md_escape(new.name)} is empty: choose a questions file with questions in it.")
     if said:
         (st.success if said[0] == "success" else st.error)(said[1])

@@ -384,6 +384,22 @@ def questions_json_bytes(path: str | Path, shown_name: str = "") -> bytes:
     return text.encode("utf-8")
 
 
+#: What a questions file may be named: JSON, JSON lines, either gzipped, or a BEIR qrels ``.tsv``.
+QUESTION_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz", ".gz", ".tsv", ".tsv.gz")
+
+
+def questions_name_problem(name: str) -> str:
+    """Why a file named ``name`` cannot be a questions file ("" when its name fits :data:`QUESTION_SUFFIXES`): a
+    document dropped on a questions uploader got Streamlit's bare "text/plain files are not allowed" (audit 44)."""
+    low = name.lower()
+    if low.endswith(QUESTION_SUFFIXES):
+        return ""
+    kind = Path(low).suffix or "no suffix"
+    return (f"{name} is not a questions file ({kind}): questions are JSON (.json), JSON lines (.jsonl) or either "
+            "gzipped. A document goes with the corpus files (“Graph or corpus files”, or “Documents to add”), "
+            "not here")
+
+
 def check_questions_file(path: str | Path) -> None:
     """Refuse a file given as a workspace's questions file that is not one, before the build that keeps it starts
     (the reverse of :func:`core.graph.formats.load.refuse_questions_files`): a corpus, triples or a graph given
@@ -406,6 +422,10 @@ def check_questions_file(path: str | Path) -> None:
 
     p = Path(path)
     low = p.name.lower()
+    if questions_name_problem(p.name):
+        raise InputFormatError(p.name, f"not a questions file ({p.suffix or 'no suffix'})",
+                               "JSON (.json), JSON lines (.jsonl) or either gzipped; a document goes with the corpus "
+                               "files, not with the questions")
     if low.endswith((".tsv", ".tsv.gz")):
         return
     if low.endswith((".jsonl", ".jsonl.gz")):

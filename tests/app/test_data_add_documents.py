@@ -137,6 +137,12 @@ def test_questions_written_after_an_add_replace_the_workspace_s_questions(home: 
     assert any("has no questions file" in plain(c.value) for c in at.caption), [c.value for c in at.caption]
     assert at.button(key=S.DATA_QUESTIONS_USE).disabled  # nothing chosen yet
 
+    # a document dropped here by mistake: told where it goes, not Streamlit's bare "text/plain files are not
+    # allowed" (audit 44)
+    at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("Kessling.txt", b"Kessling is a town.", "text/plain")).run()
+    assert at.button(key=S.DATA_QUESTIONS_USE).disabled
+    assert any(plain(e.value).startswith("Kessling.txt is not a questions file (.txt)") and "Documents to add" in
+               plain(e.value) for e in at.error), [e.value for e in at.error]
     at.file_uploader(key=S.DATA_QUESTIONS_NEW).set_value(("empty.json", b"", "application/json")).run()
     assert at.button(key=S.DATA_QUESTIONS_USE).disabled  # an empty file: refused before the click
     assert any("empty.json is empty" in plain(c.value) for c in at.caption)

@@ -288,3 +288,17 @@ def test_an_empty_document_is_said_when_it_is_dropped(home: Path) -> None:
                     "again with its text."], [w.value for w in at.warning]
     at.file_uploader(key=S.DATA_UPLOADS).set_value([("notes.txt", b"Alice met Bob in Paris.", "text/plain")]).run()
     assert not [w for w in at.warning if "empty" in w.value]
+
+
+def test_a_document_on_the_questions_uploader_is_told_where_it_goes(home: Path) -> None:
+    """Audit 44 dropped a .txt on a questions uploader and got Streamlit's bare "text/plain files are not allowed":
+    the uploader takes any file, and the page names the file and where a document goes; no build starts."""
+    at = run_page("pages/data.py")
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("t.csv", CSV, "text/csv"))
+    at.file_uploader(key=S.DATA_QUESTIONS).set_value(("Kessling.txt", b"Kessling is a town.", "text/plain"))
+    at.run()
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine").run()
+    assert not at.exception and at.button(key=S.DATA_BUILD).disabled
+    errors = [plain(e.value) for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("Kessling.txt: not a questions file (.txt)") and \
+        "a document goes with the corpus files" in errors[0], errors
