@@ -420,6 +420,11 @@ def estimate_caption(act: Active, methods: Sequence[str], n: int, judge_name: st
     text = first + est.sentence(lead="Then the runs") if first else est.sentence()
     if judge_name != "none":
         text += " The judge's time is not counted."
+    if beside := jobs_view.jobs_beside():  # audit 44 trained ReG beside its run: 105.6 s for an estimated 62 s,
+        # the load still low when the estimate was read
+        text += (f" The server also runs {beside} other job{'s' if beside != 1 else ''} now (the sidebar lists "
+                 f"{'them' if beside != 1 else 'it'}): the run shares the CPU with {'them' if beside != 1 else 'it'} "
+                 "and may take longer.")
     st.caption(f":material/schedule: {md_escape(text)}")
 
 

@@ -106,3 +106,25 @@ def test_a_builds_own_time_left_comes_from_its_rate_once_measured_else_from_its_
     assert preparing_text(title, "", 0.01, 1.0, 128.0).endswith("about 2 min 7 s left of it")  # too early: estimate
     assert preparing_text(title, "", 0.5, 300.0, 128.0).endswith("about 5 min 0 s left of it")  # slower than said
     assert "left" not in preparing_text(title, "", None, 200.0, 128.0)  # past its estimate, no rate: nothing said
+
+
+def test_the_estimate_says_what_else_runs_on_the_server(home):
+    """Audit 44 trained ReG beside its benchmark: 105.6 s for an estimated 62 s, the machine's load still low when
+    the estimate was read. The estimate names the jobs the run will share the CPU with."""
+    import threading
+
+    from components import jobs_view
+
+    at = run_page(PAGE)
+    at.multiselect(key=S.widget_key(S.BENCH_METHODS, "bench")).set_value(["dense"]).run()
+    assert not [e for e in _estimates(at) if "The server also runs" in e]
+    gate = threading.Event()
+    job = jobs_view.jobs().submit("train:test-beside", "Training", lambda j: gate.wait(30), kind="train",
+                                  session="")  # the server's own: every session sees it
+    try:
+        at.run()
+        (said,) = _estimates(at)
+        assert "The server also runs 1 other job now (the sidebar lists it)" in said, said
+    finally:
+        gate.set()
+        job.wait(30)
