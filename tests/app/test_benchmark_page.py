@@ -54,7 +54,7 @@ def test_benchmark_page_runs_and_shows_report(home, tmp_path):
     # node level (FastInsight §4.3.1): PPR hands over its entities, dense ranks no node by default (blank, with why)
     nodes = next(d.value for d in at.dataframe if "node R@10" in d.value.columns).set_index("method")
     assert nodes.loc["ppr", "n (nodes)"] == 2 and nodes.loc["dense", "n (nodes)"] == 0
-    assert any(plain(c.value).startswith("Why blank — **dense**: node_level is off") for c in at.caption)
+    assert any(plain(c.value).startswith("Why blank — **dense**: this method ranks passages only: its own node_level knob is off") for c in at.caption)
     # the papers' own answer metrics; no LLM: the judged ones are not computed
     paper = next(d.value for d in at.dataframe if "Precision" in d.value.columns)
     assert list(paper["method"]) == ["dense", "ppr"]

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 NO_RERANKER = "none (this method does not rerank)"
 #: why dense retrieval and Re2 have no node ranking by default (their ``node_level`` knob)
-NODE_LEVEL_OFF = ("node_level is off, so this run ranked no KG node; `egx bench --node-level` (or --set "
-                  "METHOD.node_level=true) adds the node-level pass of FastInsight §4.3.1, Table 3")
+NODE_LEVEL_OFF = ("this method ranks passages only: its own node_level knob is off by default, so it ranked no KG "
+                  "node (the graph methods did); `egx bench --node-level` (or --set METHOD.node_level=true) adds the "
+                  "node-level pass of FastInsight §4.3.1, Table 3")
 
 
 @dataclass(frozen=True, eq=False)
