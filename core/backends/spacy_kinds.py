@@ -122,3 +122,44 @@ def office(tok: Any, agent: Any, genders: Any) -> bool:
         return False  # "the Grand Master of …" is a name's
     word = tok.lower_
     return word in _OFFICES or word in genders or bool(agent.fullmatch(word))
+
+
+#: labels of a body or place an "its" may stand for when the title is a person ("helped to found the X Federation and
+#: became its first president": the federation)
+_BODY_LABELS = frozenset({"ORG", "FAC", "GPE", "LOC", "WORK_OF_ART", "EVENT", "PRODUCT"})
+
+
+def poss_owner(m: Any, poss: Any, holder: tuple[str, str] | None = None) -> tuple[str, str] | None:
+    """The owner a possessive ``poss`` stands for (:meth:`mention`); an "its" that reads as no one or as the role's
+    ``holder`` (the title a person) is the last body named before it in its sentence: "In 1920 he helped to found the
+    Northern Mountaineering Federation and became its first president" (an audit's KG read a node "first president")."""
+    got = m.mention(poss)
+    if poss.lower_ != "its" or (got is not None and got != holder):
+        return got
+    for t in reversed(m.doc[poss.sent.start:poss.i]):
+        span = m.mention_of.get(t.i)
+        if span is not None and span[2] in _BODY_LABELS and t.i == span[1] - 1:
+            return m.mention(t)
+    return None
+
+
+def role_owner(m: Any, noun: Any, agent: Any, genders: Any) -> tuple[tuple[str, str], str] | None:
+    """(owner, ordinal words) of a role noun a copula or "become" gives its subject: "became its first president" (its
+    the federation) → "first president of", "became the first winner of the Silver Piton Award" → "first winner of".
+    Only a role (an office, a role noun by its ending: ``agent``, one that gives a gender: ``genders``, or any noun
+    after an ordinal) owned by a name other than its holder; the subject takes the role itself, never a node "first
+    president" (an audit). None else."""
+    if noun.pos_ != "NOUN" or noun.dep_ != "attr" or m.role_name(noun) is not None:
+        return None
+    # the ordinal with no other adjective between: "the first winner", not "the first female head" ("first head")
+    ordinal = [c.lower_ for c in noun.children if c.dep_ == "amod" and c.ent_type_ == "ORDINAL" and c.i < noun.i
+               and not any(t.dep_ in ("amod", "cc", "conj") for t in noun.doc[c.i + 1:noun.i])]
+    word = noun.lower_
+    if not ordinal and word not in _OFFICES and word not in genders and not agent.fullmatch(word):
+        return None
+    holder = m.subject(noun)
+    owners = [poss_owner(m, c, holder) for c in noun.children if c.dep_ == "poss"]
+    owners += [m.mention(p) for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
+               if p.dep_ == "pobj"]
+    owner = next((o for o in owners if o is not None and o[1] and o[1] not in VALUE_LABELS and o != holder), None)
+    return None if owner is None else (owner, " ".join(ordinal))

@@ -283,3 +283,13 @@ def name_past_owned(tok: Any) -> tuple[Any, Any] | None:
 
 #: what "in her memory"/"in his honour" names: the thing given that name is the verb's object (:func:`name_past_owned`)
 _TRIBUTE = frozenset({"memory", "honour", "honor"})
+
+
+def gerund_compound(verb: Any) -> bool:
+    """Whether the "-ing" word ``verb`` is the first word of a noun in a list the parser read as a verb and its object:
+    "lives mostly from *walking tourism*, dairy farming and a slate quarry" (an audit's KG read "Tallemont · walking ·
+    dairy farming"). Only an object right after it that is joined to a noun like "dairy farming" (a noun and an
+    "-ing" noun), so "known for making cheese, butter and yogurt" stays a verb."""
+    obj = next((c for c in verb.children if c.dep_ == "dobj" and c.i == verb.i + 1 and c.pos_ == "NOUN"), None)
+    return obj is not None and any(d.pos_ == "NOUN" and d.lower_.endswith("ing") and any(
+        g.dep_ == "compound" for g in d.children) for d in obj.conjuncts)

@@ -263,7 +263,7 @@ def kind_before_place(verb: Any) -> Any:
     by Y" founded the dairy, which the copula makes X, not Caddon Vale the parser hung it on (an audit's KG read
     "Caddon Vale · founded by · Y"). Only a past participle (the small model tags some VBD) right after a proper
     name (not "a house in the village built in 1700"), and only for a description of a copula or apposition, so a
-    named thing stands behind it (:func:`core.backends.spacy_relations.founded_holder`)."""
+    named thing stands behind it (:func:`founded_holder`)."""
     place = verb.head
     prep = place.head
     kind = prep.head
@@ -294,3 +294,41 @@ def named_in_place(m: Any, name: Any, mention: tuple[str, str] | None) -> tuple[
                 if got is not None and place.ent_type_ in _PLACE_LABELS:
                     m.add(mention, kinds.LOCATED.get(prep.lower_, "located in"), got)
     return mention
+
+
+#: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
+_FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
+#: what may be founded itself ("a network of schools founded by X": the schools may be)
+_FOUNDABLE = ORG_NOUNS | {"school", "college", "university", "academy", "institute", "society", "club", "party", "church",
+                          "order", "hospital", "museum", "library", "newspaper", "magazine", "journal", "team", "band",
+                          "group", "association", "union", "city", "town", "village", "settlement", "colony",
+                          "monastery", "abbey", "organization", "organisation", "charity", "foundation", "movement",
+                          "league", "network", "chain", "station", "farm", "company", "agency", "institution"}
+#: what a founding clause may move to: a firm by what it does ("a maker of …", "a producer of …"), or what may be
+#: founded ("a chain of …"); not "the forerunners of the first botanical gardens, founded from the 1540s"
+_MAKERS = _FOUNDABLE | {"producer", "supplier", "retailer", "distributor", "builder", "operator", "exporter", "importer",
+                        "brewer", "provider", "developer", "seller", "vendor", "printer", "grower", "breeder"}
+
+
+def founded_holder(verb: Any) -> Any:
+    """The noun a founding clause is about when the parser hung it on a thing inside the noun before ("X is a maker of
+    wooden beehives founded by Y": the maker, which the copula makes X; an audit's KG read "wooden beehives · founded by
+    · Y"): a plain common noun after "of"/"for" that cannot be founded itself, after a maker (:data:`_MAKERS`); else
+    the noun it hangs on."""
+    noun = verb.head
+    kind = kind_before_place(verb)
+    if kind is not None:
+        return kind
+    if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):
+        return noun
+    word = noun.lower_
+    if noun.pos_ != "NOUN" or noun.ent_type_ or word in _FOUNDABLE or (word[-1:] == "s" and word[:-1] in _FOUNDABLE):
+        return noun
+    prep = noun.head
+    # the maker is the copula's description or a name's appositive: not "the church of the Oratorians, a congregation
+    # of secular priests, founded by …", where the parser hung the congregation on the church
+    maker = prep.head
+    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and maker.pos_ == "NOUN" and maker.lower_ in _MAKERS \
+            and maker.i < noun.i and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
+        return maker
+    return noun

@@ -20,7 +20,7 @@ from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_anaphora import FAMILY, ORG_NOUNS, named_subjects, owned_name, titled_owner
+from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
 from core.backends.spacy_pronouns import ROLE_GENDER
 from core.backends.spacy_spans import COPULAS as _COPULAS
@@ -36,44 +36,6 @@ _KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter",
 _HELD_IN = frozenset({"employer", "investor"})
 #: forms of "become" (the pipeline has no lemmatizer)
 _BECOME = frozenset({"become", "becomes", "became", "becoming"})
-#: verbs whose subject is an organisation or institution: "a maker of wooden beehives founded by X" founded the maker
-_FOUNDING = frozenset({"founded", "cofounded", "established", "incorporated"})
-#: what may be founded itself ("a network of schools founded by X": the schools may be)
-_FOUNDABLE = ORG_NOUNS | {"school", "college", "university", "academy", "institute", "society", "club", "party", "church",
-                          "order", "hospital", "museum", "library", "newspaper", "magazine", "journal", "team", "band",
-                          "group", "association", "union", "city", "town", "village", "settlement", "colony",
-                          "monastery", "abbey", "organization", "organisation", "charity", "foundation", "movement",
-                          "league", "network", "chain", "station", "farm", "company", "agency", "institution"}
-#: what a founding clause may move to: a firm by what it does ("a maker of …", "a producer of …"), or what may be
-#: founded ("a chain of …"); not "the forerunners of the first botanical gardens, founded from the 1540s"
-_MAKERS = _FOUNDABLE | {"producer", "supplier", "retailer", "distributor", "builder", "operator", "exporter", "importer",
-                        "brewer", "provider", "developer", "seller", "vendor", "printer", "grower", "breeder"}
-
-
-def founded_holder(verb: Any) -> Any:
-    """The noun a founding clause is about when the parser hung it on a thing inside the noun before ("X is a maker of
-    wooden beehives founded by Y": the maker, which the copula makes X; an audit's KG read "wooden beehives · founded by
-    · Y"): a plain common noun after "of"/"for" that cannot be founded itself, after a maker (:data:`_MAKERS`); else
-    the noun it hangs on."""
-    noun = verb.head
-    kind = places.kind_before_place(verb)
-    if kind is not None:
-        return kind
-    if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):
-        return noun
-    word = noun.lower_
-    if noun.pos_ != "NOUN" or noun.ent_type_ or word in _FOUNDABLE or (word[-1:] == "s" and word[:-1] in _FOUNDABLE):
-        return noun
-    prep = noun.head
-    # the maker is the copula's description or a name's appositive: not "the church of the Oratorians, a congregation
-    # of secular priests, founded by …", where the parser hung the congregation on the church
-    maker = prep.head
-    if noun.dep_ == "pobj" and prep.lower_ in ("of", "for") and maker.pos_ == "NOUN" and maker.lower_ in _MAKERS \
-            and maker.i < noun.i and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
-        return maker
-    return noun
-
-
 class _Piece(_Mentions):
     """Triples of one parsed piece of text (``doc``) whose passage has title ``title``."""
 
@@ -87,7 +49,7 @@ class _Piece(_Mentions):
         if depth > 4:
             return None
         if tok.lower_ in _RELATIVE and tok.head.dep_ == "relcl":
-            return self.subject(founded_holder(tok.head), depth + 1)
+            return self.subject(places.founded_holder(tok.head), depth + 1)
         # "X is a 1999 Mexican drama film (directed by ...)": the film is X; but "Her best-known work is the Larkmere
         # Chalice, a cut-glass cup engraved with …": the cup is the Chalice, not the description "best-known work"
         if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB") and self._names_description(tok):
@@ -170,7 +132,7 @@ class _Piece(_Mentions):
             v = v.head  # "was born in X and died in Y": the second verb shares the subject
             subs = [c for c in v.children if c.dep_ in _SUBJ]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
-            subs = [founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
+            subs = [places.founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
         if not subs and self._shares_subject(v) and depth < 3:
             # "He learned rigging from X", "She decided to move to Y": the one who learned or decided
             return self._subjects_of(v.head, depth + 1)
@@ -199,6 +161,12 @@ class _Piece(_Mentions):
             return  # "The first President of X was Y": Y's office, no node "President"
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)
+        if verb.dep_ == "pcomp" and verb.tag_ == "VBG" and verb.head.head.pos_ == "VERB":
+            if lists.gerund_compound(verb):
+                return  # "lives from walking tourism, dairy farming and …": a list of nouns, no verb "walking"
+            if verb.head.lower_ in ("from", "for") and not any(c.dep_ in _OBJ for c in verb.children):
+                # "retired from climbing in 1960": not "climbing in"; "after signing with X" is the signing's own
+                phrase = f"{self.verb_phrase(verb.head.head)} {verb.head.lower_} {phrase}"
         if self._shares_subject(verb):  # "learned rigging from X", "refused to sign X": not "rigging from", "sign"
             to = any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
             phrase = f"{self.verb_phrase(verb.head)} {'to ' if to else ''}{phrase}"
@@ -220,6 +188,8 @@ class _Piece(_Mentions):
             if dep in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
                 for o in self._conjuncts(c):
+                    if (copula or verb.lower_ in _BECOME) and kinds.role_owner(self, o, _AGENT, ROLE_GENDER):
+                        continue  # "became its first president": its "first president of", no node (_relational_noun)
                     if copula and (self._relative(o) or self._names_description(o) or kinds.office(o, _AGENT, ROLE_GENDER)):
                         continue  # "is the museum's most visited object", "Her best-known work is X", "was the first
                         # Mayor of Y" (its "mayor of · Y"): no "is" node
@@ -474,16 +444,17 @@ class _Piece(_Mentions):
         holder = self.subject(noun)
         if holder is None:
             return
-        word = noun.lower_
+        word, role = noun.lower_, kinds.role_owner(self, noun, _AGENT, ROLE_GENDER)
+        pre = f"{role[1]} " if role is not None and role[1] else ""  # "became the first winner of X": "first winner of"
         for c in noun.children:
             if c.dep_ == "prep" and (c.lower_ == "of" or (c.lower_ == "in" and word in _HELD_IN)):
                 for p in lists.prep_objects(c):  # "the largest employer in Holt" as "of Holt"; "of X and of Y": Y too
                     for o in self._conjuncts(p):
                         owner = self.mention(o)
-                        self.add(holder, self._role_of(word, owner), owner)
-            if c.dep_ == "poss":
-                owner = self.mention(c)
-                self.add(holder, self._role_of(word, owner), owner)
+                        self.add(holder, pre + self._role_of(word, owner), owner)
+            if c.dep_ == "poss":  # "became its first president": its the body named before it, the title a person
+                owner = kinds.poss_owner(self, c, holder) if role is not None else self.mention(c)
+                self.add(holder, pre + self._role_of(word, owner), owner)
 
     def _role_of(self, word: str, owner: tuple[str, str] | None) -> str:
         """The relation of a role noun to its owner: "mother of", "president of"; "employer in" where the owner is no

@@ -47,3 +47,28 @@ def test_a_place_on_a_river_lies_on_it(ex):
     # a person on a place is no location of theirs, and a common noun is no place
     got = triples(ex, "Ida Renn\nIda Renn was a painter on the island of Tarnby. Kelby is a town on the coast.")
     assert not any(r == "located on" for _, r, _ in got), got
+
+
+def test_became_its_first_president_is_the_role_of_the_body_never_a_role_node(ex):
+    """Audit 44: "became its first president" read "Anselm Dorr · became · first president" (its the federation just
+    named, the title a person) and "became the first winner of X" a node "first winner" beside the award."""
+    got = triples(ex, "Anselm Dorr\nAnselm Dorr was a cartographer from Vessary. He was born in 1885 in Brevik. In 1920 "
+                      "he helped to found the Northern Mountaineering Federation and became its first president.")
+    assert ("Anselm Dorr", "first president of", "Northern Mountaineering Federation") in got, got
+    assert "first president" not in nodes(got), got
+    got = triples(ex, "Pieter Osgood\nPieter Osgood was an architect. In 1950 Osgood became the first winner of the "
+                      "Silver Piton Award.")
+    assert ("Pieter Osgood", "first winner of", "Silver Piton Award") in got, got
+    assert "first winner" not in nodes(got), got
+
+
+def test_a_gerund_after_a_verb_keeps_the_verb_and_a_listed_noun_is_no_verb(ex):
+    """Audit 44: "retired from climbing in 1960" read "climbing in · 1960" (the retirement lost), and "lives from
+    walking tourism, dairy farming …" read "Tallemont · walking · dairy farming"."""
+    got = triples(ex, "Marta Velinsky\nMarta Velinsky was a mountaineer. Velinsky retired from climbing in 1960 after "
+                      "a fall on the Kestrel Needle.")
+    assert ("Marta Velinsky", "retired from climbing in", "1960") in got, got
+    assert not any(r == "climbing in" for _, r, _ in got), got
+    got = triples(ex, "Tallemont\nTallemont is a mountain town. It has about four thousand inhabitants and lives "
+                      "mostly from walking tourism, dairy farming and a slate quarry.")
+    assert not any(r == "walking" for _, r, _ in got), got
