@@ -192,7 +192,9 @@ class SpacyExtractor:
     # "the glasshouse of the gardens, called the X," X, "the guild's first president, X" X (no bare role node), a bare
     # house word the one house named with it ("the Atelier", "the Society"; two: no node), "a school for perfumers, the X"
     # the school X, "After X's death … his nephew" X's nephew, "X sponsors a prize. Today it runs …" X (a title no person)
-    model_id = f"spacy-v35:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v36: "became its first president"/"was the first winner of X" the role of its body ("first president of"), no role
+    # node; "retired from climbing in 1960" keeps the verb, "lives from walking tourism, dairy farming" no verb "walking"
+    model_id = f"spacy-v36:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
