@@ -193,7 +193,8 @@ class SpacyExtractor:
     # house word the one house named with it ("the Atelier", "the Society"; two: no node), "a school for perfumers, the X"
     # the school X, "After X's death … his nephew" X's nephew, "X sponsors a prize. Today it runs …" X (a title no person)
     # v36: "became its first president"/"was the first winner of X" the role of its body ("first president of"), no role
-    # node; "retired from climbing in 1960" keeps the verb, "lives from walking tourism, dairy farming" no verb "walking"
+    # node; "retired from climbing in 1960" keeps the verb, "lives from walking tourism, dairy farming" no verb "walking",
+    # "X married Y. Their daughter Z" both's daughter, "Among the people born in X are Y and Z" born in X
     model_id = f"spacy-v36:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

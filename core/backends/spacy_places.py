@@ -332,3 +332,22 @@ def founded_holder(verb: Any) -> Any:
             and maker.i < noun.i and (maker.dep_ == "attr" or (maker.dep_ == "appos" and maker.head.pos_ == "PROPN")):
         return maker
     return noun
+
+
+def among_described(m: Any, verb: Any) -> None:
+    """"Among the people born in Tallemont are the mountaineer Marta Velinsky and the painter Oskar Brunt": each name
+    the copula lists was born there, (Marta Velinsky, born in, Tallemont) (an audit's KG had only "mentions"). A
+    participle with a preposition on the plural noun after a fronted "among"; the names are the copula's subject, its
+    conjuncts and theirs."""
+    for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "among" and c.i < verb.i):
+        for noun in (p for p in prep.children if p.dep_ == "pobj" and p.tag_ == "NNS"):
+            for part in (a for a in noun.children if a.dep_ == "acl" and a.tag_ == "VBN"):
+                names = [s for s in verb.children if s.dep_ == "nsubj" and s.i > verb.i]
+                names += [c for s in list(names) for a in (s, *s.children) if a is s or a.dep_ == "appos"
+                          for c in a.conjuncts]
+                for where in (p for pr in part.children if pr.dep_ == "prep" for p in pr.children if p.dep_ == "pobj"):
+                    place = m.mention(where)
+                    for n in names:
+                        name = m.mention(n)
+                        if name is not None and name[1] not in VALUE_LABELS:
+                            m.add(name, f"{part.lower_} {where.head.lower_}", place)

@@ -65,3 +65,21 @@ def made_person(m: Any, mention: tuple[str, str]) -> bool:
     if mention[1] == "TITLE":  # a "he" with no one before it falls back to the title: "Thinking Out Loud" got one
         return bool(m.title) and (m.title in m._people or (m.title in m._gender and named_person(m.title.split(" (")[0])))
     return mention[0] in m._gender or mention[0] in m._people
+
+
+_WED = frozenset({"married", "wed", "marries", "weds"})
+
+
+def couple(m: Any, poss: Any) -> list[tuple[str, str]]:
+    """The two people a "their" right after a marriage stands for: "Dorr married the teacher Hanna Lind in 1912. Their
+    daughter Ilse Dorr …" is Dorr's and Hanna Lind's daughter (an audit's KG had only "mentions · Ilse Dorr"). The
+    subject and the object of "married" opening the sentence before, both people the text names; else none."""
+    if poss.lower_ != "their" or poss.sent.start == 0:
+        return []
+    verb = m.doc[poss.sent.start - 1].sent.root
+    if verb.lower_ not in _WED:
+        return []
+    pair = [m.mention(c) for c in verb.children if c.dep_ in ("nsubj", "dobj")]
+    pair = [p for p in pair if p is not None and (p[1] == "PERSON" or p[0] in m._gender or (
+        p[1] == "TITLE" and m._title_person()))]
+    return pair if len(pair) == 2 else []

@@ -22,7 +22,7 @@ from core.backends import spacy_places as places
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
-from core.backends.spacy_pronouns import ROLE_GENDER
+from core.backends.spacy_pronouns import ROLE_GENDER, couple
 from core.backends.spacy_spans import COPULAS as _COPULAS
 from core.text import canonical_entity, normalize_name
 
@@ -221,6 +221,8 @@ class _Piece(_Mentions):
                 # "directed by X" under "starring" etc. is handled as its own verb
             elif c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX"):
                 continue
+        if copula:  # "Among the people born in X are Y and Z": born in X
+            places.among_described(self, verb)
         if not copula:  # "bought X in 1921 and the Y in 1934": Y joined to the verb
             lists.gapped_objects(self, verb, subjects, phrase)
 
@@ -282,6 +284,9 @@ class _Piece(_Mentions):
         # after a comma only a named owner's: "stands up to his sister, the formidable Aunt Alexandra" has a "his" too
         # far from its man to read (the last man named is her nephew's classmate)
         comma = noun.i + 1 < len(self.doc) and self.doc[noun.i + 1].text == ","
+        for owner in (couple(self, c) for c in noun.children if c.dep_ == "poss" and named is not None):
+            for o in owner:  # "X married Y. Their daughter Z …": the couple's
+                self.add(named, f"{noun.lower_} of", o)
         for c in noun.children:  # a person's: not "their daughter", not the title that is no person
             if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their") and not (
                     comma and c.pos_ != "PROPN"):

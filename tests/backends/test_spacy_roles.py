@@ -72,3 +72,19 @@ def test_a_gerund_after_a_verb_keeps_the_verb_and_a_listed_noun_is_no_verb(ex):
     got = triples(ex, "Tallemont\nTallemont is a mountain town. It has about four thousand inhabitants and lives "
                       "mostly from walking tourism, dairy farming and a slate quarry.")
     assert not any(r == "walking" for _, r, _ in got), got
+
+
+def test_their_child_after_a_marriage_is_the_couples(ex):
+    """Audit 44: "Dorr married the teacher Hanna Lind in 1912. Their daughter Ilse Dorr …" gave only "mentions"."""
+    got = triples(ex, "Anselm Dorr\nAnselm Dorr was a cartographer from Vessary. He was born in 1885 in Brevik. Dorr "
+                      "married the teacher Hanna Lind in 1912. Their daughter Ilse Dorr became a well-known botanist.")
+    assert ("Ilse Dorr", "daughter of", "Anselm Dorr") in got, got
+    assert ("Ilse Dorr", "daughter of", "Hanna Lind") in got, got
+
+
+def test_names_among_the_people_born_in_a_place_were_born_there(ex):
+    """Audit 44: "Among the people born in Tallemont are the mountaineer Marta Velinsky …" gave only "mentions"."""
+    got = triples(ex, "Tallemont\nTallemont is a mountain town in Vessary. Among the people born in Tallemont are the "
+                      "mountaineer Marta Velinsky and the painter Oskar Brunt, who painted the glacier.")
+    assert ("Marta Velinsky", "born in", "Tallemont") in got, got
+    assert ("Oskar Brunt", "born in", "Tallemont") in got, got
