@@ -149,17 +149,64 @@ def role_owner(m: Any, noun: Any, agent: Any, genders: Any) -> tuple[tuple[str, 
     Only a role (an office, a role noun by its ending: ``agent``, one that gives a gender: ``genders``, or any noun
     after an ordinal) owned by a name other than its holder; the subject takes the role itself, never a node "first
     president" (an audit). None else."""
-    if noun.pos_ != "NOUN" or noun.dep_ != "attr" or m.role_name(noun) is not None:
+    if noun.pos_ != "NOUN" or (noun.dep_ != "attr" and not passive_oprd(noun)) or m.role_name(noun) is not None:
         return None
-    # the ordinal with no other adjective between: "the first winner", not "the first female head" ("first head")
-    ordinal = [c.lower_ for c in noun.children if c.dep_ == "amod" and c.ent_type_ == "ORDINAL" and c.i < noun.i
-               and not any(t.dep_ in ("amod", "cc", "conj") for t in noun.doc[c.i + 1:noun.i])]
-    word = noun.lower_
-    if not ordinal and word not in _OFFICES and word not in genders and not agent.fullmatch(word):
+    ordinal = role_words(noun, agent, genders)
+    if ordinal is None:
         return None
     holder = m.subject(noun)
     owners = [poss_owner(m, c, holder) for c in noun.children if c.dep_ == "poss"]
     owners += [m.mention(p) for c in noun.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
                if p.dep_ == "pobj"]
     owner = next((o for o in owners if o is not None and o[1] and o[1] not in VALUE_LABELS and o != holder), None)
-    return None if owner is None else (owner, " ".join(ordinal))
+    return None if owner is None else (owner, ordinal)
+
+
+def role_words(noun: Any, agent: Any, genders: Any, ordinal_role: bool = True) -> str | None:
+    """The ordinal words of a role noun ("" for none), or None where ``noun`` is no role: an office, a role noun by
+    its ending (``agent``), one that gives a gender (``genders``), or any noun after an ordinal (if ``ordinal_role``:
+    not "Usher's fourth studio album, Confessions"). The ordinal counts
+    only with no other adjective between: "the first winner", not "the first female head" ("first head")."""
+    ordinal = [c.lower_ for c in noun.children if c.dep_ == "amod" and c.ent_type_ == "ORDINAL" and c.i < noun.i
+               and not any(t.dep_ in ("amod", "cc", "conj") for t in noun.doc[c.i + 1:noun.i])]
+    word = noun.lower_
+    if (not ordinal or not ordinal_role) and word not in _OFFICES and word not in genders and not agent.fullmatch(word):
+        return None
+    return " ".join(ordinal)
+
+
+#: the head words of a body "the <word>'s" may stand for when the title is such a body
+_BODY_HEADS = frozenset({"guild", "society", "academy", "institute", "institution", "company", "association", "league",
+                         "union", "club", "board", "trust", "foundation", "federation", "council", "line"})
+
+
+def body_owner(m: Any, poss: Any) -> tuple[str, str] | None:
+    """The title a bare "the guild's" stands for where the title is that body: "the Guild of Skerran Pilots … The
+    guild's first president, Matthew Colquhoun," (its last word, or the word before "of"). None else."""
+    title = (m.title or "").lower().split()
+    word = poss.lower_
+    if poss.pos_ != "NOUN" or word not in _BODY_HEADS or not title or not any(c.lower_ == "the" for c in poss.children):
+        return None
+    if _headed(title, word):
+        return m.title, "TITLE"
+    # else the one body of that head the passage names ("given by the Guild of Sarnebourg Perfumers … the guild's")
+    ends = {e for s, e, lab in m.mention_of.values() if lab and lab not in VALUE_LABELS and lab != "TITLE"
+            and _headed([t.lower_ for t in m.doc[s:e]], word)}
+    return m.mention(m.doc[ends.pop() - 1]) if len(ends) == 1 else None
+
+
+def _headed(name: list[str], word: str) -> bool:
+    """Whether ``word`` heads the body ``name`` (lower-case words): its last word, or the word before "of"."""
+    return bool(name) and (name[-1] == word or any(name[i] == word and name[i + 1] == "of" for i in range(len(name) - 1)))
+
+
+#: verbs whose passive takes a role as its object complement ("he was elected the first president of X")
+_MADE = frozenset({"elected", "appointed", "named", "made", "chosen", "crowned", "installed", "ordained"})
+
+
+def passive_oprd(tok: Any) -> bool:
+    """Whether ``tok`` is the role a passive verb gives its subject: "In 1868 he was elected the first president of
+    the Institution of Western Engineers" (an audit's KG read "elected · first president", a node of its own)."""
+    # a capitalised office too ("appointed an Officer of the Order of Canada"), no name's word ("named Republiek …")
+    return tok.dep_ == "oprd" and (tok.pos_ == "NOUN" or (tok.pos_ == "PROPN" and tok.is_title and not tok.ent_type_ and not any(
+        c.dep_ == "compound" for c in tok.children))) and tok.head.lower_ in _MADE and any(c.dep_ == "nsubjpass" for c in tok.head.children)

@@ -153,12 +153,55 @@ def work_titles(doc: Any, taken: list[tuple[int, int, str]]) -> list[tuple[int, 
     return out
 
 
+def _indefinite_named(tok: Any) -> None:
+    """A name in apposition after a place or body that follows "a <noun> in/of": "a peak in the Grauhorn massif, the
+    Dorrspitze, is named after him" and "A ferry of the Caledon Line, the MV Isla Dunnet," name the peak and the ferry
+    (audits read "Grauhorn massif · is · Dorrspitze"), so the name goes to the indefinite noun."""
+    head = tok.head
+    if tok.dep_ != "appos" or tok.pos_ != "PROPN" or tok.doc[tok.left_edge.i - 1].text != "," \
+            or tok.left_edge.lower_ != "the" or tok.ent_type_ in ("GPE", "LOC") \
+            or head.dep_ != "pobj" or head.head.lower_ not in ("in", "of", "on", "at") or head.head.dep_ != "prep":
+        return
+    noun, after = head.head.head, tok.doc[tok.right_edge.i + 1:tok.right_edge.i + 3]
+    if any(c.dep_ in ("conj", "cc") for c in tok.children) or any(t.lower_ in ("and", "or") for t in after):
+        return  # "an event on the PGA Tour, the European Tour, and the Japan Golf Tour": a list
+    if noun.pos_ == "NOUN" and noun.tag_ == "NN" and any(c.dep_ == "det" and c.lower_ in ("a", "an")
+                                                       for c in noun.children):
+        tok.head = noun
+
+
+#: relatives a place cannot be ("born in 1829 in Pellmouth, the daughter of a ship chandler": the subject's)
+_KIN_WORDS = frozenset({"daughter", "son", "wife", "husband", "widow", "sister", "brother", "mother", "father", "niece",
+                        "nephew", "grandson", "granddaughter"})
+
+
+def _placed_person(tok: Any) -> None:
+    """A relative or a "who" clause the parser hung on a place a person is in or from, where it is the person's: "She
+    was born in Pellmouth, the daughter of a ship chandler" (an audit's KG read "Pellmouth · daughter of · ship
+    chandler") goes to the verb's subject; "a pilot from Port Ennis who had guided the steamers" (read "Port Ennis ·
+    guided · steamers") to the pilot."""
+    head = tok.head
+    if head.ent_type_ not in ("GPE", "LOC", "FAC") or head.pos_ != "PROPN" or head.dep_ != "pobj" \
+            or head.head.dep_ != "prep":
+        return
+    owner = head.head.head
+    if tok.dep_ == "appos" and tok.lower_ in _KIN_WORDS and tok.tag_ == "NN" and owner.pos_ in ("VERB", "AUX"):
+        subj = [c for c in owner.children if c.dep_ in ("nsubj", "nsubjpass") and c.pos_ in ("PRON", "PROPN")]
+        if len(subj) == 1 and subj[0].lower_ not in ("it", "they", "which", "that"):
+            tok.head = subj[0]
+    elif tok.dep_ == "relcl" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == "who" for c in tok.children) \
+            and owner.tag_ in ("NN", "NNS") and head.head.lower_ in ("from", "in", "of", "at") and head.head.i - 1 in {owner.i, *(c.i for c in owner.conjuncts)}:
+        tok.head = owner
+
+
 def mend_appositive(tok: Any) -> None:
     """An appositive the parser read wrong: a list's item (:func:`listed_item`) or a work's title hung on a noun after
     the work's own ("a method book for young players, Twelve Lessons at the Clavier, which …": the book's, not the
     players'; an audit read "young players · is · Twelve Lessons …"): the title goes to the work's noun it follows,
     with the relative clause after it."""
     listed_item(tok)
+    _indefinite_named(tok)
+    _placed_person(tok)
     if tok.dep_ != "appos" or tok.ent_type_ != "WORK_OF_ART" or tok.head.lower_ in WORK_NOUNS or " " not in tok.text \
             or tok.doc[tok.i - 1].text != ",":
         return  # a title :func:`work_titles` made one token only ("rapper Lil Uzi Vert" is no album's title)
@@ -229,11 +272,24 @@ def prep_objects(prep: Any) -> list[Any]:
     birthplace of X and of the composer Y" is Y's too (an audit's KG read only "mentions · Y": the parser hangs the
     second "of" on the first as its conjunct, which no rule read). Only after a first object: not "takes care … of
     allocating rail capacity, and of traffic control" (the clause's "of" is no relation of "takes")."""
-    own = _named_place_kept([g for g in prep.children if g.dep_ == "pobj"], prep)
+    own = _named_place_kept([g for g in prep.children if g.dep_ == "pobj" and not _time_phrase(g)], prep)
     if not own:
         return own
     preps = [c for c in prep.conjuncts if c.i > prep.i and c.lower_ == prep.lower_ and c.pos_ == "ADP"]
     return own + [g for p in preps for g in p.children if g.dep_ == "pobj"]
+
+
+#: nouns of a stretch of time: "in its first summer", "in every season" are times, no node
+_TIME_NOUNS = frozenset({"summer", "winter", "spring", "autumn", "season", "year", "month", "week", "day", "decade",
+                         "century", "youth", "childhood", "lifetime", "life", "term", "reign", "tenure"})
+
+
+def _time_phrase(g: Any) -> bool:
+    """A stretch of time owned by a pronoun or counted by "every"/"each" ("kept the hut in its first summer", "kept a
+    watch there in every season"): an audit's KG read "kept in · its first summer", a node shared by every passage."""
+    return g.pos_ == "NOUN" and g.lower_ in _TIME_NOUNS and any(
+        (c.dep_ == "poss" and c.tag_ == "PRP$") or (c.dep_ == "det" and c.lower_ in ("every", "each"))
+        for c in g.children)
 
 
 #: compass points a place lies at from another ("a parish west of Dunmere", "north-west of", "lies 3 miles south of")

@@ -52,11 +52,11 @@ class _Piece(_Mentions):
             return self.subject(places.founded_holder(tok.head), depth + 1)
         # "X is a 1999 Mexican drama film (directed by ...)": the film is X; but "Her best-known work is the Larkmere
         # Chalice, a cut-glass cup engraved with …": the cup is the Chalice, not the description "best-known work"
-        if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB") and self._names_description(tok):
+        if (tok.dep_ == "attr" or kinds.passive_oprd(tok)) and tok.head.pos_ in ("AUX", "VERB") and self._names_description(tok):
             got = self.mention(tok)
             if got is not None:
                 return got
-        if tok.dep_ == "attr" and tok.head.pos_ in ("AUX", "VERB"):
+        if (tok.dep_ == "attr" or kinds.passive_oprd(tok)) and tok.head.pos_ in ("AUX", "VERB"):
             subj = self._subjects_of(tok.head, depth + 1)
             if subj:
                 return subj[0]
@@ -114,8 +114,9 @@ class _Piece(_Mentions):
                 places.located(self, tok)
             if tok.lower_ in places.DIRECTIONS:  # "a parish west of Dunmere": located west of, no node "west"
                 places.direction(self, tok)
-            elif tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("attr", "appos"):
-                self._relational_noun(tok)
+            elif tok.pos_ in ("NOUN", "PROPN") and (tok.dep_ in ("attr", "appos") or (
+                    kinds.passive_oprd(tok) and kinds.role_words(tok, _AGENT, ROLE_GENDER) is not None)):
+                self._relational_noun(tok)  # "he was elected the first president of X" too
             elif tok.pos_ == "NOUN" and tok.lower_ in _KIN:
                 self._kin(tok)
             elif tok.pos_ == "NOUN":
@@ -188,7 +189,8 @@ class _Piece(_Mentions):
             if dep in _OBJ:
                 rel = ("is" if verb.lower_ in ("is", "be", "been") else verb.lower_) if copula else phrase
                 for o in self._conjuncts(c):
-                    if (copula or verb.lower_ in _BECOME) and kinds.role_owner(self, o, _AGENT, ROLE_GENDER):
+                    if (copula or verb.lower_ in _BECOME or kinds.passive_oprd(o)) and kinds.role_owner(
+                            self, o, _AGENT, ROLE_GENDER):
                         continue  # "became its first president": its "first president of", no node (_relational_noun)
                     if copula and (self._relative(o) or self._names_description(o) or kinds.office(o, _AGENT, ROLE_GENDER)):
                         continue  # "is the museum's most visited object", "Her best-known work is X", "was the first
@@ -265,8 +267,10 @@ class _Piece(_Mentions):
         if tok.pos_ != "PRON" or tok.lower_ not in ("his", "her"):
             return self.mention(tok)
         word = "he" if tok.lower_ == "his" else "she"
+        joined = tok.head.head.i if tok.head.dep_ == "conj" else -1  # "X and later his son Y": X's
         for s in self.doc[tok.sent.start:tok.i]:  # "Hester Quill died … and her nephew", "After X's death … his nephew"
-            own = self.mention(s) if s.dep_ in ("nsubj", "nsubjpass", "poss") and s.pos_ == "PROPN" else None
+            own = self.mention(s) if (s.dep_ in ("nsubj", "nsubjpass", "poss") or s.i == joined) and s.pos_ == "PROPN" \
+                else None
             if own is not None and own[1] != "TITLE" and (self._person(own, "NNP") or self._gender.get(own[0]) == word) \
                     and self._sex_fits(own[0], word):  # a name the text called "she" ("the luthier X", tagged ORG)
                 return own
@@ -303,11 +307,21 @@ class _Piece(_Mentions):
 
     def _owned_named(self, noun: Any) -> None:
         """"Her best-known book, X," → (X, book of, her) if "her" is the title's person (others: 4 of 16 wrong)."""
-        named = owned_name(self, noun, _NOT_NAMES) or ("", "")
+        named, role = owned_name(self, noun, _NOT_NAMES), None
+        if named is None and noun.lower_ not in _KIN and any(c.dep_ == "poss" and c.pos_ != "PRON" for c in noun.children):
+            role = kinds.role_words(noun, _AGENT, ROLE_GENDER, False)  # "the guild's first president, X," is X
+            named = self.role_name(noun) if role is not None else None
+        named = named or ("", "")
         for c in (noun.children if named[0] else ()):  # _possessor first: it may find the title a person
-            owner = self._possessor(c) if c.dep_ == "poss" else None
-            if owner is not None and owner[1] == "TITLE" and self._title_is_person and owner[0] != named[0]:
+            owner = (self._possessor(c) or (kinds.body_owner(self, c) if role is not None else None)) \
+                if c.dep_ == "poss" else None
+            if owner is None or owner[0] == named[0]:
+                continue
+            if owner[1] == "TITLE" and self._title_is_person:
                 self.add(named, self._role_of(noun.lower_, owner), owner)
+            elif role is not None and owner[1] not in VALUE_LABELS and c.pos_ != "PRON":
+                # "The guild's first president, Matthew Colquhoun," → "first president of · <guild>" (a body's role)
+                self.add(named, f"{role} {noun.lower_} of".strip(), owner)
 
     def _owned_subject(self, verb: Any) -> tuple[tuple[str, str], str] | None:
         """(owner, noun) of a subject that is an owned common noun and no node ("Its illustrations", "Her

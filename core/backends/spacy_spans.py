@@ -116,6 +116,7 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
             out[i] = (start, end, ent.label_)
     _kind_after_name(doc, chunk_roots.values(), out)
     _of_name_after_modifiers(doc, out)
+    _body_of_name(doc, out)
     if title:  # where the text names its title ("The Countess of Parma (Italian: ...) is a ..."),
         # those tokens are the title entity, however the parser split them
         base = title.split(" (", 1)[0]
@@ -181,6 +182,37 @@ def _name_after_modifiers(doc: Any, start: int, root: Any) -> int:
                                 ("NOUN", "VERB")) for t in doc[first:root.i + 1]):
         return start
     return first
+
+
+#: capitalised heads of a body named "<Head> of <Name>" ("the Guild of Sarnebourg Perfumers")
+_BODY_HEADS = frozenset({"guild", "society", "company", "academy", "institution", "association", "brotherhood",
+                         "fellowship"})
+
+
+def _body_of_name(doc: Any, out: dict[int, Span]) -> None:
+    """"the Guild of Sarnebourg Perfumers" is one name, an ORG: a capitalised body head after "the" (with capitalised
+    words before it: "the Royal Society of Arts") and the capitalised words after its "of" (an audit's KG had a node
+    "Guild", the small model tagging it a person, and "Sarnebourg Perfumers" apart). Not where "and"/"or" follows."""
+    for of in doc:
+        x = of.head
+        if of.lower_ != "of" or of.dep_ != "prep" or x.i != of.i - 1 or x.lower_ not in _BODY_HEADS \
+                or not x.text[:1].isupper() or of.i + 1 >= len(doc):
+            continue
+        start = x.i
+        while start > of.sent.start and _capital_name_word(doc[start - 1], noun=True):
+            start -= 1
+        if start == of.sent.start or doc[start - 1].lower_ != "the":
+            continue
+        end = of.i + 1 + (doc[of.i + 1].lower_ == "the")
+        while end < of.sent.end and _capital_name_word(doc[end]):
+            end += 1
+        if end == of.i + 1 + (doc[of.i + 1].lower_ == "the") or (end < len(doc) and doc[end].lower_ in ("and", "or", "&")):
+            continue
+        spans = {out[i] for i in range(start, end) if i in out}
+        if any(s < start or e > end for s, e, _ in spans) or any(lab in VALUE_LABELS for _, _, lab in spans):
+            continue
+        for i in range(start, end):
+            out[i] = (start, end, "ORG")
 
 
 def _of_name_after_modifiers(doc: Any, out: dict[int, Span]) -> None:
