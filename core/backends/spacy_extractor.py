@@ -195,7 +195,10 @@ class SpacyExtractor:
     # v36: "became its first president"/"was the first winner of X" the role of its body ("first president of"), no role
     # node; "retired from climbing in 1960" keeps the verb, "lives from walking tourism, dairy farming" no verb "walking",
     # "X married Y. Their daughter Z" both's daughter, "Among the people born in X are Y and Z" born in X
-    model_id = f"spacy-v36:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v37: "the guild's first president, X" and "was elected the first president of X" the body's role, "the Guild of X"
+    # one name, "a peak in the X massif, the Y," the peak Y, "in its first summer" no node, "born in X, the daughter of"
+    # and "a pilot from X who" the person's, "X and later his son Y" X's son
+    model_id = f"spacy-v37:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
