@@ -185,6 +185,16 @@ def not_recorded(act: Active, method: str, query: str) -> None:
                         query)
 
 
+#: Where the app's notices send a user to train ReG — said from this page, it is the panel at its bottom (audit 45
+#: read "Train … in the Train panel of the Evidence chains page" on the Evidence chains page).
+ELSEWHERE, HERE = "the Train panel of the Evidence chains page", "the Train panel at the bottom of this page"
+
+
+def on_this_page(text: str) -> str:
+    """``text`` with "the Train panel of the Evidence chains page" said as seen from that page."""
+    return text.replace(ELSEWHERE, HERE)
+
+
 def evidence(act: Active, res: Any, method: str) -> list[str]:
     """The answer step's evidence: raw triples beside the ReG evidence chains, the two prompts with their token
     counts, and (reg) its kept triples in the graph. Returns the run's notices and quiet notes it showed (the
@@ -194,12 +204,13 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
     replay_banner(res, said=unrecorded_workspace(act.llm_name, act.workspace.name))
     notices = method_notices(res, app=True)
     for notice in notices:  # e.g. reg without a trained retriever is not ReG's retriever
-        st.warning(md_escape(notice), icon=":material/warning:")
+        st.warning(md_escape(on_this_page(notice)), icon=":material/warning:")
     quiet = list(quiet_notes(res))
     data = AnswerStepData.of(res.trace, last=True)  # the answer step's evidence in the three formats
     for s in res.trace.steps:
         if s.fallback:
-            st.caption(f"Fallback — {md_escape(s.stage)}: {md_escape(public_text(step_fallback(s, app=True)))}")
+            st.caption(f"Fallback — {md_escape(s.stage)}: "
+                       f"{md_escape(on_this_page(public_text(step_fallback(s, app=True))))}")
     if data is None or data.evidence_tokens is None:
         st.info(f"{method} answered without KG evidence on this question (e.g. an early exit), so there are no triples "
                 "to reorganize.")
@@ -237,7 +248,7 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
     st.caption(f"Tokenizer: {md_escape(data.tokenizer or '?')}. Query entities in the evidence: "
                f"{md_escape(', '.join(data.query_entities or ()) or 'none (all chains are unanchored)')}.")
     for note in quiet:  # e.g. a retriever below cosine by less than noise: a caption, not a warning (beside the link to
-        st.caption(md_escape(note))  # the Train panel, under the evidence: above it, it pushed the triples down)
+        st.caption(md_escape(on_this_page(note)))  # the Train panel, under the evidence: above it, it pushed the triples down)
     st.caption(f"[(Re)train ReG's retriever ↓](#{train_view.REG_ANCHOR}): the Train panel is at the bottom of this page.")
 
     with st.expander("The two prompts", expanded=False):

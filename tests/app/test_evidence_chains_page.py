@@ -57,6 +57,10 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
     runs = [df.value for df in at.dataframe if "run" in getattr(df.value, "columns", ())]
     assert runs and "shipped (refined)" in list(runs[-1]["run"])
     assert any(w.value.startswith("Not ReG's trained retriever") for w in at.warning)  # the fallback is not ReG
+    # said from this page, the Train panel is the one at its bottom (audit 45 read "… in the Train panel of the
+    # Evidence chains page" on the Evidence chains page)
+    said = " ".join([w.value for w in at.warning] + [c.value for c in at.caption])
+    assert "Train panel of the Evidence chains page" not in said and "the Train panel at the bottom of this page" in said
 
 
 @pytest.mark.parametrize("method", ["dense", "bubblerag"])
