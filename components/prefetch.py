@@ -128,7 +128,8 @@ def after_page() -> int:
         for method, config in wanted:
             try:
                 started += runs.prefetch(METHODS[method], act.workspace, act.key, backends,
-                                         tour.STEPS[ahead].question, config)  # type: ignore[arg-type]
+                                         tour.STEPS[ahead].question, config,  # type: ignore[arg-type]
+                                         page=tour.STEPS[ahead].page)
             except EgxError:  # a run that cannot start says so when its page asks for it
                 continue
     return started

@@ -216,10 +216,14 @@ def evidence(act: Active, res: Any, method: str) -> list[str]:
                 "to reorganize.")
         st.stop()
 
-    st.markdown(f"**Answer** ({md_escape(data.made_by)}): {md_escape(res.answer or '(none)')}")
+    # at its own budget, said in the answer's line (the whole sentence in its tooltip): audit 44 read a wrong answer
+    # here and Compare's right one for ReG, unexplained, and a caption of its own pushed the triples below a
+    # projector's fold on the tour
+    budget = own_budget_line(res)
+    own = "; own budget: Compare's may differ" if budget else ""
+    st.markdown(f"**Answer** ({md_escape(data.made_by)}{own}): {md_escape(res.answer or '(none)')}",
+                help=md_escape(budget) if budget else None)
     gold_answer_line(act, res.answer or "", res.query, by_llm=answer_by_llm(res), result=res)  # the gold answer with EM / F1, as on Ask
-    if budget := own_budget_line(res):  # audit 44 read a wrong answer here and Compare's right one for ReG, unexplained
-        st.caption(md_escape(budget))
     tok = data.evidence_tokens
 
     left, right = st.columns(2, gap="large")

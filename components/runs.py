@@ -125,12 +125,13 @@ def _job_key(spec: Method[Any, Any], key: str, backends_key: str, query: str,
 
 
 def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: Backends, query: str,
-             config: MethodConfig | None = None) -> bool:
+             config: MethodConfig | None = None, *, page: str = "") -> bool:
     """Start the recorded replay of ``spec`` on ``query`` as the unlisted background job :func:`method_run` would
     start, so the page that shows it next finds it done (the guided demo asks for its next step's runs while
     the lecturer talks over this one). Only a recorded run (a replay: no model works for it) whose method needs
     only quick builds first (those the page would start unasked: FastInsight's node vectors on the demo); a run
-    already done or running is left alone. Whether a job was started."""
+    already done or running is left alone; ``page``: the page that will show it (its builds stay off the tour's
+    banner until then). Whether a job was started."""
     from core.methods.run import pending_preparations
 
     used, cfg, backends_key, params = _run_key(spec, workspace, backends, config, query)
@@ -150,8 +151,11 @@ def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: B
         return True
     # the quick builds as the page starts them (the same jobs, listed: they are real work), then the run — keyed
     # once they are done, since a model they train is part of the run's key (SG-RAG's dominance model)
+    # listed (real work), but kept off the tour's banner on the steps before ``page``, the one that needs them: a
+    # build fetched two steps ahead held step 5's title under the banner's line
     preps = [manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False,
-                            extra=jobs_view.public(p.title)) for p in pending]
+                            extra={**jobs_view.public(p.title), **({jobs_view.FROM_PAGE: page} if page else {})})
+             for p in pending]
     session = jobs_view.session_id()
 
     def then_run(job: Job) -> None:

@@ -46,8 +46,9 @@ def test_page_shows_triples_vs_chains_with_token_counts(home: Path) -> None:
     # the question's gold answer under the answer, with EM / F1, as on Ask (an audit found a wrong one unflagged)
     assert any(m.value.startswith("Gold answer: **Hugo Weaving**") and "no EM / F1" in m.value for m in at.markdown)
     # the page's own budget beside it: audit 44 read a wrong answer here and Compare's right one for ReG, unexplained
-    assert any(c.value.startswith("This page runs the method at its paper's own budget") and
-               "answer differently" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert any(m.value.startswith("**Answer** (") and "; own budget: Compare's may differ): " in m.value and
+               "This page runs the method at its paper's own budget" in (m.help or "") and
+               "answer differently" in (m.help or "") for m in at.markdown), [m.value for m in at.markdown]
     # supervision for a workspace question: the pool, compression and the (weak) selection
     assert [h.value for h in at.header][:2] == ["Supervision (ReG §4.1)", "Trained retriever (ReG@Triple)"]
     assert "Compression ratio" in [m.label for m in at.metric]
@@ -133,7 +134,7 @@ def test_browser_switching_method_redraws_the_chains(server: str, tmp_path: Path
             page.keyboard.type("dense")
             page.keyboard.press("Enter")
             expect(box.locator("input")).to_have_value(re.compile(r"^dense"), timeout=60_000)
-            expect(page.get_by_text("Answer (extractive)")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text(re.compile(r"Answer \(extractive"))).to_be_visible(timeout=60_000)
             expect(page.locator(".egx-chain").first).to_be_visible(timeout=60_000)
             expect(n_triples).not_to_have_text(before, timeout=60_000)  # reg's top-30 vs dense's passage triples
             page.screenshot(path=str(tmp_path / "evidence_chains.png"), full_page=True)
