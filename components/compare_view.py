@@ -252,6 +252,11 @@ VERDICT_SAMPLES = (*VERDICT_LABELS.values(), READ_BY_ANSWER_LABEL, NOT_RETRIEVED
 PROJECTOR_MOVED = ("LLM tokens", "ctx chunks")
 
 
+#: The summary's row height in projector mode (Streamlit's default is 35 px; zoomed 1.25× there): at the default, the
+#: eighth method's row fell under a 1440×900 projector's fold on the tour's Compare step (audit 45).
+PROJECTOR_ROW_PX = 29
+
+
 def summary_layout(rows: Sequence[Mapping[str, Any]], *, projector: bool = False,
                    ) -> tuple[list[str], list[str], dict[str, int]]:
     """The summary's columns, the second table's columns, and every column's width in pixels for ``rows``. The
@@ -738,7 +743,7 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         projector = S.projector_scale() > 1
         main, more_cols, widths = summary_layout(rows, projector=projector)
         replayed = any(r.get("live s") is not None for r in rows)
-        st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
+        st.dataframe(_frame(rows, main), hide_index=True, width="stretch", row_height=PROJECTOR_ROW_PX if projector else None,
                      column_config=summary_columns(widths, replayed=replayed, cut=cut))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:

@@ -122,6 +122,7 @@ _TABLE_JS = """() => { const grid = document.querySelector('[data-testid=stMain]
   const scroller = grid.querySelector('.dvn-scroller');
   return {zoom: getComputedStyle(grid.closest('[data-testid=stElementContainer]')).zoom,
           right: grid.getBoundingClientRect().right, columnRight: main.getBoundingClientRect().right - pad,
+          bottom: grid.closest('[data-testid=stElementContainer]').getBoundingClientRect().bottom,
           hidden: scroller ? scroller.scrollWidth - scroller.clientWidth : 0}; }"""
 
 
@@ -158,6 +159,8 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
     # ... and Compare's summary whole in it: its token and context columns move to the second table (an audit found
     # "LLM tokens" and "ctx chunks" off the projector's screen)
     assert got["hidden"] <= 2, got
+    # ... every method's row above the projector's fold (audit 45 found the eighth, ReG's, cut at the bottom)
+    assert got["bottom"] <= FOLD, got
     # ... and the page says where they went (its grey captions are hidden in projector mode: an audit took the moved
     # columns for cut off)
     expect(page.get_by_text(re.compile(r"moved here in projector mode"))).to_be_visible(timeout=TIMEOUT)
@@ -309,8 +312,9 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                         assert table["y"] + TABLE_ROWS <= FOLD, (i, table)
                     else:  # longer lessons (more distinct answers): the table's top, at least, is on the projector
                         assert table["y"] < FOLD, (i, table)
-                if i == n - 1:  # projector mode sets the tables larger too, within their column (an audit: the
-                    # tables stayed the smallest text on the projector; a grid is a canvas, zoomed, not restyled)
+                if step.page == "pages/compare.py" and step.question == tour.KEANU:  # projector mode sets the tables
+                    # larger too, within their column (an audit: the tables stayed the smallest text on the projector;
+                    # a grid is a canvas, zoomed, not restyled), on the step whose Look-at text names the whole table
                     _check_projector_tables(page, tmp_path)
                 if step.page == "pages/bubble_ranking.py":  # last: it scrolls the page
                     _check_scrolled_clear_of_bar(page, "α (missing-group penalty)")
