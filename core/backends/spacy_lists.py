@@ -349,3 +349,40 @@ def gerund_compound(verb: Any) -> bool:
     obj = next((c for c in verb.children if c.dep_ == "dobj" and c.i == verb.i + 1 and c.pos_ == "NOUN"), None)
     return obj is not None and any(d.pos_ == "NOUN" and d.lower_.endswith("ing") and any(
         g.dep_ == "compound" for g in d.children) for d in obj.conjuncts)
+
+
+def listed_names(noun: Any) -> list[Any]:
+    """The names a plural subject noun lists after it: "Two well-known people were born in Pellisca: the founder
+    Taddeo Brunmark and the painter Abelina Sorrow" were each born there (an audit's KG had a node "Two well-known
+    people"); each name, or the name in apposition to a listed role noun, as many as the subject counts. None where a
+    listed item is no labelled name."""
+    count = next((c.lower_ for c in noun.children if c.dep_ == "nummod"), "")
+    if noun.tag_ != "NNS" or noun.pos_ != "NOUN" or noun.dep_ not in ("nsubj", "nsubjpass") or count not in _COUNTS:
+        return []
+    out = []
+    for a in (c for c in noun.children if c.dep_ == "appos"):
+        for t in [a, *a.conjuncts]:
+            name = t if t.pos_ == "PROPN" else next((c for c in t.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+            if name is None:
+                return []
+            out.append(name)
+    return out if len(out) == _COUNTS[count] and all(n.ent_type_ in _NAMED for n in out) else []
+
+
+#: the number a plural subject's names must match ("Two people …: A and B"), and the labels they must have
+_COUNTS = {w: i for i, w in enumerate(("two", "three", "four", "five", "six"), 2)} | {str(i): i for i in range(2, 7)}
+_NAMED = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})
+
+
+def whose_subject(verb: Any) -> str | None:
+    """The words of the common-noun subject "whose" owns in the relative clause ``verb``: "a building materials firm whose head office
+    is in the city of Kastenmoor" (the firm's, not a node "head office" of its own); else None."""
+    if verb.dep_ != "relcl" or verb.head.pos_ not in ("NOUN", "PROPN"):
+        return None
+    if any(c.dep_ in ("dobj", "attr") for c in verb.children):  # "the Eye, whose power possesses him", "whose
+        return None  # average is 11,873 mm" (which the parser may hang on the wrong name): not read
+    noun = next((s for s in verb.children if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "NOUN" and any(
+        c.dep_ == "poss" and c.lower_ == "whose" for c in s.children)), None)
+    words = [] if noun is None else list(noun.doc[noun.left_edge.i + 1:noun.i + 1])  # a short common noun only: not
+    return " ".join(t.lower_ for t in words) if 0 < len(words) < 3 and all(  # "whose component Eastern and Columbia
+        t.pos_ in ("NOUN", "ADJ") for t in words) else None  # stores were founded by X"

@@ -27,7 +27,7 @@ from typing import Any
 from core.backends import spacy_anaphora as ana
 from core.backends import spacy_lists as lists
 from core.backends.spacy_kinds import THING_AGENTS
-from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, made_person
+from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import SAINTS, canonical_entity, clean_text, named_person, normalize_name
 
@@ -357,7 +357,7 @@ class _Mentions:
                 _AGENT.fullmatch(self.doc[span[0] - 1].lower_)) and self.doc[span[0] - 1].tag_ == "NN"
             if born or role or _agent_attr(tok):
                 self._people.add(self.text_of(span))
-            elif tok.dep_ == "pobj" and tok.head.lower_ in _PLACE_PREPS:  # "born in Ostrava Mill", "at Kellbrug"
+            elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"
                 self._places.add(self.text_of(span))
             # "Kim Jong-il's mother, Kim Jong-suk, …": a name in apposition to a kin or rank noun has its gender
             kin = tok.head if tok.dep_ == "appos" else next((c for c in tok.children if c.dep_ == "appos"), tok)
@@ -400,7 +400,7 @@ class _Mentions:
                     # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named,
                     # or by name "was born" (a title the small model tagged ORG is a person's all the same)
                     self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
-                        subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0])))
+                        subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0]) or life_dates(subs[0])))
                     cur = ((self.title, "TITLE"), "TITLE")  # "The first winner of it was Petra Fenwick": Petra
                     cur = (ana.named_attr(self, sent.root, VALUE_LABELS) if subs[0].tag_ == "NN" and _AGENT.fullmatch(
                         subs[0].lower_) else None) or cur

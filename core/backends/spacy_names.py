@@ -139,6 +139,10 @@ class _Collected:
                         next(iter(starts.values())), label, labels_of.get(next(iter(starts.values())), "")):
                     out[name] = starts.popitem()[1]
                     continue
+            if label == "ORG" and len(w) == 1 and 1 < len(title_words) < 4 and title_words[-1] == w[0] \
+                    and w[0].endswith("s") and not self.title_person:
+                out[name] = str(self.title)  # "The Rovers first played …" in "Orvenna Rovers": the club, no node "Rovers"
+                continue
             if ", " in (self.title or "") and w == title_words and label not in ("PERSON", "TITLE"):
                 out[name] = str(self.title)  # "Hosterman" in "Hosterman, West Virginia" (no person "… Hosterman")
                 continue

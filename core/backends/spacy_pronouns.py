@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.text import named_person
@@ -83,3 +84,25 @@ def couple(m: Any, poss: Any) -> list[tuple[str, str]]:
     pair = [p for p in pair if p is not None and (p[1] == "PERSON" or p[0] in m._gender or (
         p[1] == "TITLE" and m._title_person()))]
     return pair if len(pair) == 2 else []
+
+
+#: offices of a body: "the founder of Orvenna Rovers" names a club, which a "he"/"she"/"his" never stands for (the small
+#: model tags "Orvenna Rovers" PERSON, and an audit's KG read "His father kept an inn" as the club's father)
+_BODY_OFFICES = frozenset({"founder", "co-founder", "cofounder", "chairman", "chairwoman", "chairperson", "president",
+                           "owner", "member", "player", "captain", "manager", "director", "shareholder", "sponsor",
+                           "employee", "coach", "treasurer", "executive", "headquarters", "supporter"})
+#: a name's life dates right after it: "Taddeo Brunmark (1884–1949) was …" is a person's passage
+_LIFE = re.compile(r"\s*\((?:c\.\s*)?(\d{3,4})\s*[–-]\s*(?:c\.\s*)?(\d{3,4})\)")
+
+
+def office_of(tok: Any) -> bool:
+    """Whether the name ending at ``tok`` is the body of an office: "the founder of X", "a player of X" (no person)."""
+    office = tok.head.head
+    return tok.dep_ == "pobj" and tok.head.lower_ == "of" and office.pos_ == "NOUN" and (
+        office.lower_ in _BODY_OFFICES or office.lower_[:-1] in _BODY_OFFICES)  # no lemmas: "members of X"
+
+
+def life_dates(tok: Any) -> bool:
+    """Whether the name ending at ``tok`` is followed by a lifetime of at most 120 years ("(1884–1949)")."""
+    got = _LIFE.match(tok.doc.text, tok.idx + len(tok.text))
+    return got is not None and 0 < int(got[2]) - int(got[1]) <= 120

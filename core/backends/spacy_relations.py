@@ -107,7 +107,7 @@ class _Piece(_Mentions):
             plural = lists.member_of(self, tok) if tok.pos_ in ("NOUN", "PROPN") and tok.dep_ != "compound" else None
             if plural is not None:  # "its paper mills, among them the Dwell Paper Mill": a mill, no "is"
                 lists.member_edges(self, tok, plural)
-            elif tok.dep_ == "appos":
+            elif tok.dep_ == "appos" and tok not in lists.listed_names(tok.head):  # no "Two people · is · A"
                 self._appos(tok)
             if tok.pos_ == "NOUN" and tok.dep_ in ("attr", "appos"):  # "a painter from X", "a town in Y"
                 places.origin(self, tok)
@@ -151,8 +151,9 @@ class _Piece(_Mentions):
                     break
         out = []
         for s in subs:
-            for c in self._conjuncts(s):
-                got = self.subject(c, depth)
+            listed = lists.listed_names(s)  # "Two people were born in X: A and B": A and B (an appositive's own name)
+            for c in listed or self._conjuncts(s):
+                got = self.mention(c, as_subject=True) if listed else self.subject(c, depth)
                 if got is not None:
                     out.append(got)
         return out
@@ -172,6 +173,10 @@ class _Piece(_Mentions):
             to = any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
             phrase = f"{self.verb_phrase(verb.head)} {'to ' if to else ''}{phrase}"
         copula = verb.lower_ in _COPULAS
+        whose = lists.whose_subject(verb)  # "a firm whose head office is in X": the firm's "head office in" X
+        owner = self.subject(verb.head) if whose is not None else None
+        if owner is not None and owner[1] not in VALUE_LABELS:
+            subjects, phrase, copula = [owner], whose if copula else f"{whose} {phrase}", False
         if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"
             owned = self._owned_subject(verb) or places.place_owner(self, verb)  # "A hotel at its summit was …"
             if owned is not None:
@@ -346,7 +351,7 @@ class _Piece(_Mentions):
         (:meth:`subject`), and "best-known work · is · Larkmere Chalice" would make the description a node of its own
         (the description's owner, if any, gets "work of": :meth:`_relational_subject`)."""
         verb = attr.head
-        if attr.dep_ != "attr" or verb.lower_ not in ("is", "was", "are", "were"):
+        if attr.dep_ != "attr" or verb.lower_ not in ("is", "was", "are", "were", "been"):
             return False
         subs = [c for c in verb.children if c.dep_ == "nsubj"]
         if len(subs) != 1 or subs[0].pos_ != "NOUN" or self.role_name(subs[0]) is not None:

@@ -145,3 +145,40 @@ def test_his_after_a_person_and_in_the_same_list_is_that_person_s(ex):
                       "later his son Gideon Penhallow, the number of lights grew from nine to thirty-four.")
     assert ("Gideon Penhallow", "son of", "Aldous Penhallow") in got, got
     assert ("Gideon Penhallow", "son of", "Sir Edmund Varley") not in got, got
+
+
+def test_he_and_his_never_stand_for_the_club_a_person_founded(ex):
+    # audit 45: the small model tags "Orvenna Rovers" PERSON; "He"/"His" read as the club made "Orvenna Rovers · father
+    # kept at · Pellisca". A body of an office ("the founder of X") is no person, and life dates make the title one.
+    text = ("Taddeo Brunmark\nTaddeo Brunmark{} was a railway clerk and the founder of Orvenna Rovers. He was born in "
+            "the village of Pellisca. His father kept an inn at Pellisca and his mother taught at the village school.")
+    for dates in ("", " (1884–1949)"):
+        got = triples(ex, text.format(dates))
+        assert ("Taddeo Brunmark", "born in", "Pellisca") in got, got
+        assert ("Taddeo Brunmark", "mother taught at", "village school") in got, got
+        assert not any(h == "Orvenna Rovers" for h, _, _ in got), got
+    got = triples(ex, "Taddeo Brunmark\nTaddeo Brunmark (1884–1949) was a railway clerk who worked with Orvenna Rovers. "
+                      "He was born in Tessa.")  # no office: the life dates alone make the title a person
+    assert ("Taddeo Brunmark", "born in", "Tessa") in got, got
+
+
+def test_role_nodes_hiding_a_named_person_or_owner_give_the_name_or_owner(ex):
+    # audit 45: "chief executive · born in · Kastenmoor", "Two well-known people · born in · Pellisca" and
+    # "head office · is in · Kastenmoor" were nodes standing in for a named person or for the firm that owns them
+    got = triples(ex, "Selvik Timber Company\nThe company today employs about three hundred people. Its chief executive "
+                      "since 2011 has been Renate Ophuls, who was born in Kastenmoor in 1969.")
+    assert ("Renate Ophuls", "born in", "Kastenmoor") in got and "chief executive" not in nodes(got), got
+    got = triples(ex, "Pellisca\nPellisca is a village. Two well-known people were born in Pellisca: the football club "
+                      "founder Taddeo Brunmark and the painter Abelina Sorrow, who made pictures of the hill farms.")
+    assert {("Taddeo Brunmark", "born in", "Pellisca"), ("Abelina Sorrow", "born in", "Pellisca")} <= got, got
+    assert "Two well-known people" not in nodes(got), got
+    got = triples(ex, "Selvik Timber Company\nIn 2003 the company was bought by the Norrhal Group, a building materials "
+                      "firm whose head office is in the city of Kastenmoor.")
+    assert ("Norrhal Group", "head office in", "Kastenmoor") in got and "head office" not in nodes(got), got
+
+
+def test_a_club_title_s_plural_last_word_is_the_club(ex):
+    # audit 45: "The Rovers first played …" in "Orvenna Rovers" made a node "Rovers" and "Orvenna Rovers · mentions · Rovers"
+    got = triples(ex, "Orvenna Rovers\nOrvenna Rovers is a football club based in the town of Orvenna. In 1925 the Rovers "
+                      "moved to the Kessel Ground.")
+    assert ("Orvenna Rovers", "moved to", "Kessel Ground") in got and "Rovers" not in nodes(got), got
