@@ -198,7 +198,10 @@ class SpacyExtractor:
     # v37: "the guild's first president, X" and "was elected the first president of X" the body's role, "the Guild of X"
     # one name, "a peak in the X massif, the Y," the peak Y, "in its first summer" no node, "born in X, the daughter of"
     # and "a pilot from X who" the person's, "X and later his son Y" X's son
-    model_id = f"spacy-v37:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v38: "he"/"his" never the body of an office ("the founder of X") and a title with life dates a person, "has been
+    # X, who …" X's, "Two people were born in Y: A and B" each, "a firm whose head office is in Y" the firm's, "the Rovers"
+    # the title "Orvenna Rovers"
+    model_id = f"spacy-v38:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
