@@ -81,7 +81,7 @@ from core.methods.answer_types import (
 )
 from core.methods.base import Backends
 from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names_bridge
-from core.methods.pronoun_subjects import Referents, he_after_title, said_born, surname_reading
+from core.methods.pronoun_subjects import Referents, he_after_title, lived, people_only, said_born, surname_reading
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
 from core.methods.title_it import is_title, title_its
@@ -161,7 +161,7 @@ def antecedents(sentences: Sequence[str], title: str) -> list[str]:
             out.append(ref if ref and not title_is_person and normalize_name(ref) != title_n else "")
         else:
             out.append(thing if word in ("it", "its") and not is_title(thing, title) else "")  # "[The Matrix]"
-        people.see(s, word, ref, typed_mentions(s, "person", names=True))
+        people.see(s, word, ref, people_only(s, typed_mentions(s, "person", names=True)))  # no club's "founder of X"
         if not word:  # "It …" keeps the thing of the sentence before it
             t = _THING.match(s)
             thing = t.group(1) if t else ""
@@ -175,7 +175,7 @@ def _title_is_person(sentences: Sequence[str], title: str) -> bool:
     # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
     # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
     return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
-                              or said_born(sentences, title) or he_after_title(
+                              or said_born(sentences, title) or lived(sentences, title) or he_after_title(
                                   sentences, title, typed_mentions(sentences[0], "person", names=True)))
 
 

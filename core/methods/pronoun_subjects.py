@@ -136,3 +136,36 @@ def surname_reading(sentence: str, title: str) -> str:
     # after a short opening phrase too, as a pronoun: "In 1971 Morrow died …"
     m = re.match(rf"{_OPENING.pattern}(?P<n>{re.escape(words[-1])})(?=\s+[a-z])", sentence.strip())
     return sentence.strip()[:m.start("n")] + title + sentence.strip()[m.end("n"):] if m else ""
+
+
+#: Offices of a body: "the founder of Orvenna Rovers" names a club, which a "He"/"His" never stands for (the small model
+#: tags "Orvenna Rovers" PERSON, and an audit read "He [Orvenna Rovers] was born in the village of Pellisca"); the
+#: spaCy KG's rule is :func:`core.backends.spacy_pronouns.office_of`.
+_OFFICES = ("founder", "co-founder", "cofounder", "chairman", "chairwoman", "chairperson", "president", "owner",
+            "member", "player", "captain", "manager", "director", "shareholder", "sponsor", "employee", "coach",
+            "treasurer", "executive", "supporter")
+
+
+def people_only(sentence: str, persons: Sequence[str]) -> list[str]:
+    """``persons`` (``sentence``'s PERSON mentions) without those it names as the body of an office ("the founder of
+    X", "a player of the X"): a club or firm the small model tagged PERSON.
+
+    >>> people_only("Taddeo Brunmark was the founder of Orvenna Rovers.", ["Taddeo Brunmark", "Orvenna Rovers"])
+    ['Taddeo Brunmark']
+    """
+    offices = "|".join(re.escape(o) for o in _OFFICES)
+    return [p for p in persons if not re.search(rf"\b(?:{offices})s?\s+of\s+(?:the\s+)?{re.escape(p)}\b", sentence,
+                                                re.I)]
+
+
+def lived(sentences: Sequence[str], title: str) -> bool:
+    """Whether the passage opens with ``title`` and a lifetime after it: a person's passage.
+
+    >>> lived(["Taddeo Brunmark (1884–1949) was a railway clerk."], "Taddeo Brunmark")
+    True
+    >>> lived(["Orvenna Rovers (1911–1999) was a football club."], "Taddeo Brunmark")
+    False
+    """
+    got = re.match(rf"{re.escape(title.strip())}\s*\((?:c\.\s*)?(\d{{3,4}})\s*[–-]\s*(?:c\.\s*)?(\d{{3,4}})\)",
+                   sentences[0].strip()) if sentences and title.strip() else None
+    return got is not None and 0 < int(got[2]) - int(got[1]) <= 120

@@ -45,6 +45,18 @@ def test_a_title_said_born_shows_its_he_bracketed():
     assert shown["He sold the Gilded Menagerie to Tarrant Canvas in 1916."].startswith("He [Amias Frost] sold"), shown
 
 
+def test_a_he_is_never_the_club_its_founder_founded():
+    """Audit 45: "Taddeo Brunmark (1884–1949) was a railway clerk and the founder of Orvenna Rovers. He was born in
+    the village of Pellisca" was shown as "He [Orvenna Rovers] was born …" (the small model tags the club PERSON)."""
+    text = ("Taddeo Brunmark (1884–1949) was a railway clerk and the founder of Orvenna Rovers. He was born in the "
+            "village of Pellisca in 1884. His father kept an inn at Pellisca.")
+    pick = pick_sentence("In which village was the founder of Orvenna Rovers born?",
+                         [("t", "Taddeo Brunmark", text)], _backends())
+    shown = {c.sentence: c.shown for c in pick.candidates}
+    assert shown["He was born in the village of Pellisca in 1884."].startswith("He [Taddeo Brunmark] was born"), shown
+    assert "Orvenna Rovers]" not in " ".join(shown.values()), shown
+
+
 def test_the_bridge_is_not_put_in_for_the_husbands_he():
     pick = pick_sentence("Which city was the wife of the founder of Circus Marvetti from?",
                          [("c", *CIRCUS), ("l", *LUCAN), ("o", *ODILE)], _backends())
