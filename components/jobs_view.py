@@ -512,8 +512,11 @@ def _banner() -> None:
     full = (f":material/hourglass_top: **{md_escape(s.title)}** runs on the server — {status_line(s)}{more}. "
             "Pages stay usable meanwhile.")
     with st.container(key="egx-jobs-banner", horizontal=True, vertical_alignment="center"):
-        if page and page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is
-            st.markdown(line + more, help=full)
+        if page and page == st.session_state.get(S.PAGE):  # its own page shows it in full: no link to where one is,
+            # and no count of its own (redrawn at another moment than the page's panel, audit 45 read "8/88 · running
+            # dense" in one and "5/88 · running bubblerag" in the other)
+            st.markdown(f":material/hourglass_top: **{md_escape(banner_title(s.title))}** on the server: its progress "
+                        f"is on this page{more}", help=full)
         elif isinstance(page, str) and page:
             from components.navigation import page_path
 

@@ -487,6 +487,8 @@ def test_a_running_benchmark_is_in_its_own_sidebar_and_run_is_disabled(home, mon
         # the banner on top names the run, without a link to this very page (an audit found "Open its page" here)
         banner = [plain(str(m.value)) for m in at.main.markdown if "on the server: " in str(m.value)]
         assert banner and "Benchmark “held”" in banner[0], banner
+        # ... and no count of its own beside the page's (audit 45 read "8/88" in one and "5/88" in the other)
+        assert "its progress is on this page" in banner[0] and "1/2" not in banner[0], banner
         assert not [p for p in at.main.get("page_link") if "Open its page" in str(p.proto.label)]
     finally:
         gate.set()
