@@ -40,7 +40,7 @@ def save_uploads(files: list, folder: Path) -> list[Path]:
     user data: ``..``, separators and device names never reach the file system)."""
     paths: list[Path] = []
     for f in files:
-        name = clean_filename(f.name)
+        name = clean_filename(f.name, spaces=True)
         target = folder / name
         i = 1
         while target.exists():
@@ -80,7 +80,7 @@ def unique_uploads(files: list) -> tuple[list, str]:
                      "content: each counts once.")
     for name, n in names.items():
         if n > 1:
-            clean = clean_filename(name)
+            clean = clean_filename(name, spaces=True)
             renamed = ", ".join(f"{i}-{clean}" for i in range(1, n))
             notes.append(f"{n} different files are named {name}: the build reads all of them, the first as {clean}, "
                          f"the others as {renamed}. Remove one (×) if it is an older copy.")

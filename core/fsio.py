@@ -392,17 +392,23 @@ def child_path(root: str | Path, name: object, *, kind: str = "name") -> Path:
     return p
 
 
-def clean_filename(name: object, *, default: str = "upload") -> str:
+def clean_filename(name: object, *, default: str = "upload", spaces: bool = False) -> str:
     """A harmless file name for an uploaded file's ``name`` (the last path part, unsafe characters
-    replaced by ``-``, at most 100 characters, the suffixes kept so the format is still detected)."""
+    replaced by ``-``, at most 100 characters, the suffixes kept so the format is still detected). ``spaces``: keep
+    single spaces and letters beyond ASCII (an upload's name, whose stem titles a document without a heading: audit
+    46's "Brennick Clockworks.txt" was titled "Brennick-Clockworks", so gold titles written from it matched nothing);
+    without it the name is ASCII letters, digits, ``_``, ``.`` and ``-`` (run and workspace names)."""
     base = re.split(r"[/\\]", str(name or ""))[-1]
-    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base).lstrip(".-")
+    if spaces:
+        base = re.sub(r" +(?=\.)", "", re.sub(r"[^\w. -]+", "-", " ".join(base.split()))).lstrip(".- ")
+    else:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base).lstrip(".-")
     if len(base) > 100:
         stem, _, suffix = base.partition(".")
         suffix = suffix[-20:]
         base = f"{stem[: 99 - len(suffix)]}.{suffix}" if suffix else base[:100]
     if not base:
         return default
-    if base.split(".", 1)[0].lower() in _RESERVED:
+    if base.split(".", 1)[0].strip().lower() in _RESERVED:
         base = f"{default}-{base}"
     return base

@@ -189,6 +189,18 @@ def test_clean_filename(raw, clean):
     assert clean_filename(raw) == clean
 
 
+@pytest.mark.parametrize(("raw", "clean"), [
+    ("Brennick Clockworks.txt", "Brennick Clockworks.txt"),  # audit 46: titled "Brennick-Clockworks" before
+    ("Müller  Werke.md", "Müller Werke.md"),
+    ("../x y.txt", "x y.txt"),
+    (" .hidden file.txt", "hidden file.txt"),
+    ("a\u202eb .txt", "a-b.txt"),  # no bidi control, no space before the suffix
+    ("con .txt", "upload-con.txt"),
+])
+def test_an_uploads_name_keeps_its_spaces_and_letters(raw, clean):
+    assert clean_filename(raw, spaces=True) == clean
+
+
 def test_clean_filename_keeps_the_suffixes_of_a_long_name():
     out = clean_filename("x" * 300 + ".jsonl.gz")
     assert len(out) <= 100 and out.endswith(".jsonl.gz")

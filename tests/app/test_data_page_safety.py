@@ -38,7 +38,20 @@ def test_an_uploaded_file_name_is_made_harmless(home: Path) -> None:
     at.button(key=S.DATA_BUILD).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     ws = Workspace.open(home / "workspaces" / "mine")
-    assert list(ws.manifest["sources"]) == ["evil-triples.csv"]
+    assert list(ws.manifest["sources"]) == ["evil triples.csv"]  # the path gone, the name's space kept
+
+
+def test_an_uploaded_documents_name_titles_it_with_its_spaces(home: Path) -> None:
+    """Audit 46 uploaded "Brennick Clockworks.txt" (no heading) and got the title "Brennick-Clockworks": gold titles
+    written from the file name matched nothing, and the KG held "brennick-clockworks" beside "brennick clockworks"."""
+    at = run_page("pages/data.py")
+    text = b"Brennick Clockworks is a clock maker in Drosselmark. It was founded in 1871 by Tomasz Vellaric."
+    at.file_uploader(key=S.DATA_UPLOADS).set_value(("Brennick Clockworks.txt", text, "text/plain"))
+    at.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("clocks")
+    at.button(key=S.DATA_BUILD).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ws = Workspace.open(home / "workspaces" / "clocks")
+    assert {c.title for c in ws.graph.chunks} == {"Brennick Clockworks"}
 
 
 def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home: Path) -> None:
