@@ -175,7 +175,7 @@ class _Piece(_Mentions):
         copula = verb.lower_ in _COPULAS
         whose = lists.whose_subject(verb)  # "a firm whose head office is in X": the firm's "head office in" X
         owner = self.subject(verb.head) if whose is not None else None
-        if owner is not None and owner[1] not in VALUE_LABELS:
+        if owner is not None and whose is not None and owner[1] not in VALUE_LABELS:
             subjects, phrase, copula = [owner], whose if copula else f"{whose} {phrase}", False
         if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"
             owned = self._owned_subject(verb) or places.place_owner(self, verb)  # "A hotel at its summit was …"
@@ -293,8 +293,8 @@ class _Piece(_Mentions):
         # after a comma only a named owner's: "stands up to his sister, the formidable Aunt Alexandra" has a "his" too
         # far from its man to read (the last man named is her nephew's classmate)
         comma = noun.i + 1 < len(self.doc) and self.doc[noun.i + 1].text == ","
-        for owner in (couple(self, c) for c in noun.children if c.dep_ == "poss" and named is not None):
-            for o in owner:  # "X married Y. Their daughter Z …": the couple's
+        for pair in (couple(self, c) for c in noun.children if c.dep_ == "poss" and named is not None):
+            for o in pair:  # "X married Y. Their daughter Z …": the couple's
                 self.add(named, f"{noun.lower_} of", o)
         for c in noun.children:  # a person's: not "their daughter", not the title that is no person
             if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their") and not (
