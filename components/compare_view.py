@@ -743,7 +743,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         projector = S.projector_scale() > 1
         main, more_cols, widths = summary_layout(rows, projector=projector)
         replayed = any(r.get("live s") is not None for r in rows)
-        st.dataframe(_frame(rows, main), hide_index=True, width="stretch", row_height=PROJECTOR_ROW_PX if projector else None,
+        st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
+                     row_height=PROJECTOR_ROW_PX if projector else None,
                      column_config=summary_columns(widths, replayed=replayed, cut=cut))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:

@@ -150,9 +150,9 @@ def prefetch(spec: Method[Any, Any], workspace: Workspace, key: str, backends: B
                        extra=ahead)
         return True
     # the quick builds as the page starts them (the same jobs, listed: they are real work), then the run — keyed
-    # once they are done, since a model they train is part of the run's key (SG-RAG's dominance model)
-    # listed (real work), but kept off the tour's banner on the steps before ``page``, the one that needs them: a
-    # build fetched two steps ahead held step 5's title under the banner's line
+    # once they are done, since a model they train is part of the run's key (SG-RAG's dominance model). Off the
+    # tour's banner on the steps before ``page``, the one that needs them: a build fetched two steps ahead held
+    # step 5's title under the banner's line
     preps = [manager.submit(p.key, p.title, preparation_work(p), kind="workspace", restart=False,
                             extra={**jobs_view.public(p.title), **({jobs_view.FROM_PAGE: page} if page else {})})
              for p in pending]
