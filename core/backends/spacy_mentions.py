@@ -26,6 +26,7 @@ from typing import Any
 
 from core.backends import spacy_anaphora as ana
 from core.backends import spacy_lists as lists
+from core.backends import spacy_pronouns as pr
 from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
@@ -89,7 +90,7 @@ class _Mentions:
         self._end: Carry = (None, None, {}, {})
         #: sentence start -> what the sentence before it leaves besides its subject (:mod:`spacy_anaphora`)
         self._others: dict[int, ana.Others] = {}
-        self._title_is_person = False
+        self._title_is_person = self._title_thing = False  # a thing: called "its"/"the firm" (thing_title)
         if title:
             t = normalize_name(title)
             self.title_keys = {t, normalize_name(canonical_entity(title))}
@@ -116,7 +117,7 @@ class _Mentions:
                 return None if thing and made_person(self, got) else got
             if (tok.lower_ == "them" and self._title_person()) or (thing and made_person(self, ("", "TITLE"))):
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
-            return (self.title, "TITLE") if self.title else None
+            return pr.personal(self, tok) if self._title_thing else (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
         if own is not None:
             return own if own[0] else None
@@ -200,8 +201,7 @@ class _Mentions:
                     p.dep_ == "prep" and p.i == tok.i + 1 and p.lower_ in _PLACE_PREPS and p.right_edge.i + 1 == c.left_edge.i
                     and self.doc[p.right_edge.i].text == "," for p in tok.children)):
                 got = self.mention(c)
-                # a name the small model left unlabelled counts when it is all proper nouns ("the astronomer Ilse
-                # Brandvik": "founded … by" lost its agent)
+                # an unlabelled name counts when all proper nouns ("the astronomer Ilse Brandvik" lost "founded … by")
                 span = self.mention_of.get(c.i)
                 plain = got is not None and not got[1] and span is not None and all(
                     t.pos_ == "PROPN" for t in self.doc[span[0]:span[1]])
@@ -294,7 +294,7 @@ class _Mentions:
         for p in persons:
             if self._sex_fits(p[0], word):
                 return p
-        if self.title and self._sex_fits(self.title, word):
+        if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one
             return self.title, "TITLE"
         return _NOBODY
 
@@ -327,8 +327,8 @@ class _Mentions:
     def _title_person(self) -> bool:
         """Whether the title is a person's: a given name first, or the text made it one (a "he"/"she", a person named
         by it as a subject: :meth:`_sentence_subjects`)."""
-        return self._title_is_person or (self.title or "") in self._gender or named_person(
-            (self.title or "").split(" (", 1)[0])
+        return not self._title_thing and (self._title_is_person or (self.title or "") in self._gender or named_person(
+            (self.title or "").split(" (", 1)[0]))
 
     def _sex_fits(self, name: str, word: str) -> bool:
         # only what the text said: Faker's given-name lists put "Orla" among the men's
@@ -398,7 +398,7 @@ class _Mentions:
                 if got is not None and self.title and (got[1] == "TITLE" or (got[1] in ("PERSON", "") and subs[
                         0].pos_ == "PROPN" and self._names_title(got[0], got[1]))):
                     # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named,
-                    # or by name "was born" (a title the small model tagged ORG is a person's all the same)
+                    pr.thing_title(self, sent, subs[0])  # or "was born" (tagged ORG); never one called "its"/"the firm"
                     self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
                         subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0]) or life_dates(subs[0])))
                     cur = ((self.title, "TITLE"), "TITLE")  # "The first winner of it was Petra Fenwick": Petra

@@ -212,7 +212,7 @@ def _person(m: Any, holder: tuple[str, str]) -> bool:
     m._subjects_ready()  # reads each sentence's subject: a title the text names as a person is one
     # the title by what the text said only: a given name's look guesses ("Hesketh Electric" read as a man's)
     return holder[1] in ("PERSON", "NORP") or holder[0] in m._people or (
-        holder[1] == "TITLE" and (m._title_is_person or (m.title or "") in m._gender))
+        holder[1] == "TITLE" and (m._title_is_person or (m.title or "") in m._gender) and not m._title_thing)
 
 
 def place_owner(m: Any, verb: Any) -> tuple[tuple[str, str], str] | None:

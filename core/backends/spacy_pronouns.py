@@ -106,3 +106,26 @@ def life_dates(tok: Any) -> bool:
     """Whether the name ending at ``tok`` is followed by a lifetime of at most 120 years ("(1884–1949)")."""
     got = _LIFE.match(tok.doc.text, tok.idx + len(tok.text))
     return got is not None and 0 < int(got[2]) - int(got[1]) <= 120
+
+
+def thing_title(m: Any, sent: Any, sub: Any) -> None:
+    """Mark the title of :class:`core.backends.spacy_mentions._Mentions` ``m`` a thing where ``sent``, whose subject
+    ``sub`` stands for it, calls it "its" on its own verb ("Brennick Clockworks closed its Ferrow Street workshop") or
+    names it by a body noun ("The firm made …"): a firm the small model tagged PERSON, which a "he"/"his" never stands
+    for (an audit's KG read "his diaries describe long walks" as the clock maker's)."""
+    its = any(t.lower_ == "its" and t.tag_ == "PRP$" and t.head.head.i == sub.head.i for t in sent)
+    if not m._title_thing and (its or (sub.pos_ == "NOUN" and sub.lower_ in BODY_NOUNS)):
+        m._title_thing = True  # read with m._title_is_person: the small model's PERSON tag alone made that
+
+
+def personal(m: Any, tok: Any) -> tuple[str, str] | None:
+    """What a "his"/"her"/"him" stands for in a passage whose title is a thing (:func:`thing_title`): the person a
+    "he"/"she" there would stand for (the previous sentence's subject person, else the last person named), else
+    None: never the title."""
+    if tok.lower_ not in ("his", "her", "him", "himself", "herself"):
+        return (m.title, "TITLE") if m.title else None  # "its", "their", "them": the title, as before
+    m._subjects_ready()
+    start = tok.sent.start
+    got = m._he_she("she" if tok.lower_.startswith("her") else "he", m._antecedents.get(start),
+                    m._persons.get(start, []), tok)
+    return None if not got[0] or got[1] == "TITLE" else got

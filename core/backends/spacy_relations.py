@@ -302,7 +302,7 @@ class _Piece(_Mentions):
                 owner = self._possessor(c)
                 # the title only where the text made it a person ("Roman Empire" begins with a given name)
                 titled = owner is not None and owner[1] == "TITLE" and (
-                    self._title_is_person or (self.title or "") in self._gender)
+                    self._title_is_person or (self.title or "") in self._gender) and not self._title_thing
                 # a name owning a relative who is a person by name ("Oriel Vantreck's son, Casimir Vantreck", the
                 # small model tagging "Oriel Vantreck's" ORG) is a person's
                 kin = c.pos_ == "PROPN" and noun.lower_ in FAMILY and owner is not None and owner[1] in ("ORG", "")
@@ -322,7 +322,7 @@ class _Piece(_Mentions):
                 if c.dep_ == "poss" else None
             if owner is None or owner[0] == named[0]:
                 continue
-            if owner[1] == "TITLE" and self._title_is_person:
+            if owner[1] == "TITLE" and self._title_is_person and not self._title_thing:
                 self.add(named, self._role_of(noun.lower_, owner), owner)
             elif role is not None and owner[1] not in VALUE_LABELS and c.pos_ != "PRON":
                 # "The guild's first president, Matthew Colquhoun," → "first president of · <guild>" (a body's role)

@@ -182,3 +182,18 @@ def test_a_club_title_s_plural_last_word_is_the_club(ex):
     got = triples(ex, "Orvenna Rovers\nOrvenna Rovers is a football club based in the town of Orvenna. In 1925 the Rovers "
                       "moved to the Kessel Ground.")
     assert ("Orvenna Rovers", "moved to", "Kessel Ground") in got and "Rovers" not in nodes(got), got
+
+
+def test_his_never_falls_back_to_a_firm_title_the_text_called_its(ex):
+    # audit 46: "Brennick Clockworks" (tagged PERSON) "closed its … workshop …. He never married, and his diaries
+    # describe long walks": the firm's diaries. No person before: no edge; a person subject before: theirs.
+    text = ("Brennick Clockworks\nBrennick Clockworks is a maker of tower clocks based in Ulvasted. The firm made "
+            "escapements for railway clocks. Brennick Clockworks closed its Ferrow Street workshop in 1988, and its "
+            "archive is now kept at the Ulvasted Town Museum. {}He never married, and his diaries describe long walks "
+            "along the Kell coast.")
+    got = triples(ex, text.format(""))
+    assert not any("diaries" in r for _, r, _ in got), got
+    assert ("Brennick Clockworks", "closed", "Ferrow Street workshop") in got, got
+    got = triples(ex, text.format("The painter Ansel Korda retired in 1920. "))
+    assert ("Ansel Korda", "diaries describe", "long walks") in got, got
+    assert not any(h == "Brennick Clockworks" and "diaries" in r for h, r, _ in got), got
