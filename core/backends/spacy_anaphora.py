@@ -170,7 +170,9 @@ def titles_kind(m: Any, tok: Any) -> bool:
     """Whether the definite description ``tok`` ("the station") may be the passage's title: always, except a facility
     (:data:`FACILITIES`) the text never said the title is ("Varn is a metro station"): in a town's passage "The
     station is on the Amber line" is the town's station, not the town (an audit's KG read "New Delhi · located on ·
-    Yellow Line")."""
+    Yellow Line"); never the object of a verb whose subject is the title ("he opened the workshop that became X")."""
+    if tok.dep_ == "dobj" and any(c.dep_ == "nsubj" and m.mention(c) == (m.title, "TITLE") for c in tok.head.children):
+        return False  # an audit's KG read that as "<he> · became · X"
     if tok.lower_ not in FACILITIES:
         return True
     for t in m.doc:

@@ -201,7 +201,8 @@ class SpacyExtractor:
     # v38: "he"/"his" never the body of an office ("the founder of X") and a title with life dates a person, "has been
     # X, who …" X's, "Two people were born in Y: A and B" each, "a firm whose head office is in Y" the firm's, "the Rovers"
     # the title "Orvenna Rovers"
-    # v39: a "he"/"his" never the title the text called "its" or "the firm" (the person before, else no edge)
+    # v39: a "he"/"his" never the title the text called "its" or "the firm" (the person before, else no edge), "he opened
+    # the workshop that became X" no "<he> became X", "The company's head office was in X" the company's "head office in"
     model_id = f"spacy-v39:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

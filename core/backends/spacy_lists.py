@@ -386,3 +386,20 @@ def whose_subject(verb: Any) -> str | None:
     words = [] if noun is None else list(noun.doc[noun.left_edge.i + 1:noun.i + 1])  # a short common noun only: not
     return " ".join(t.lower_ for t in words) if 0 < len(words) < 3 and all(  # "whose component Eastern and Columbia
         t.pos_ in ("NOUN", "ADJ") for t in words) else None  # stores were founded by X"
+
+
+def owned_copula_subject(verb: Any) -> tuple[str, Any] | None:
+    """The words of a short common-noun subject a name or "its" owns before a copula with only a place after it, and
+    that owner's token: "The company's head office was in Meriton" is ("head office", company), the company's "head
+    office in" Meriton (an audit's KG held a node "head office" of its own); else None."""
+    if verb.dep_ not in ("ROOT", "conj") or any(c.dep_ in ("attr", "acomp", "dobj", "oprd") for c in verb.children):
+        return None
+    noun = next((s for s in verb.children if s.dep_ == "nsubj" and s.pos_ == "NOUN"), None)
+    poss = next((c for c in noun.children if c.dep_ == "poss"), None) if noun is not None else None
+    if poss is None or not any(c.dep_ == "prep" and c.lower_ in ("in", "on", "at") for c in verb.children):
+        return None
+    if any(c.dep_ == "appos" for c in noun.children):  # "Its central administration, the Holy See, is in X": the See's
+        return None
+    words = [t for t in noun.doc[poss.right_edge.i + 1:noun.i + 1] if t.tag_ != "POS"]
+    ok = 0 < len(words) < 3 and all(t.pos_ in ("NOUN", "ADJ") for t in words)
+    return (" ".join(t.lower_ for t in words), poss) if ok and (poss.lower_ == "its" or poss.pos_ in ("NOUN", "PROPN")) else None

@@ -175,6 +175,10 @@ class _Piece(_Mentions):
         copula = verb.lower_ in _COPULAS
         whose = lists.whose_subject(verb)  # "a firm whose head office is in X": the firm's "head office in" X
         owner = self.subject(verb.head) if whose is not None else None
+        held = lists.owned_copula_subject(verb) if copula and whose is None else None  # "The company's head office was in"
+        if held is not None:
+            last = (self.title or "").lower().split()[-1:] == [held[1].lower_]  # "the company" in "… Company"
+            whose, owner = held[0], (self.title or "", "TITLE") if last else self.mention(held[1])
         if owner is not None and whose is not None and owner[1] not in VALUE_LABELS:
             subjects, phrase, copula = [owner], whose if copula else f"{whose} {phrase}", False
         if not subjects and not copula:  # "Its illustrations were painted by X": the owner's "illustrations painted by"

@@ -197,3 +197,19 @@ def test_his_never_falls_back_to_a_firm_title_the_text_called_its(ex):
     got = triples(ex, text.format("The painter Ansel Korda retired in 1920. "))
     assert ("Ansel Korda", "diaries describe", "long walks") in got, got
     assert not any(h == "Brennick Clockworks" and "diaries" in r for h, r, _ in got), got
+
+
+def test_a_relative_on_an_object_of_the_title_s_own_verb_is_never_the_title_s(ex):
+    # audit 46: "he opened the workshop that became Brennick Clockworks" gave "Tomasz Vellaric · became · …"
+    got = triples(ex, "Tomasz Vellaric\nTomasz Vellaric was a watch repairer. In 1871 he opened the workshop that "
+                      "became Brennick Clockworks.")
+    assert not any(r == "became" for h, r, _ in got if h == "Tomasz Vellaric"), got
+    assert ("Tomasz Vellaric", "opened in", "1871") in got, got
+
+
+def test_an_owned_short_subject_before_a_copula_and_a_place_is_the_owner_s(ex):
+    # audit 46: "The company's head office was in Meriton" gave a node "head office" of its own
+    got = triples(ex, "Sarvane Instrument Company\nSarvane Instrument Company is a maker of clocks. The company's head "
+                      "office was in Meriton, on Anchor Row.")
+    assert ("Sarvane Instrument Company", "head office in", "Meriton") in got, got
+    assert "head office" not in nodes(got), got
