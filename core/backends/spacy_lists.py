@@ -396,10 +396,12 @@ def owned_copula_subject(verb: Any) -> tuple[str, Any] | None:
         return None
     noun = next((s for s in verb.children if s.dep_ == "nsubj" and s.pos_ == "NOUN"), None)
     poss = next((c for c in noun.children if c.dep_ == "poss"), None) if noun is not None else None
-    if poss is None or not any(c.dep_ == "prep" and c.lower_ in ("in", "on", "at") for c in verb.children):
+    if noun is None or poss is None or not any(c.dep_ == "prep" and c.lower_ in ("in", "on", "at")
+                                               for c in verb.children):
         return None
     if any(c.dep_ == "appos" for c in noun.children):  # "Its central administration, the Holy See, is in X": the See's
         return None
     words = [t for t in noun.doc[poss.right_edge.i + 1:noun.i + 1] if t.tag_ != "POS"]
     ok = 0 < len(words) < 3 and all(t.pos_ in ("NOUN", "ADJ") for t in words)
-    return (" ".join(t.lower_ for t in words), poss) if ok and (poss.lower_ == "its" or poss.pos_ in ("NOUN", "PROPN")) else None
+    return (" ".join(t.lower_ for t in words), poss) if ok and (poss.lower_ == "its" or poss.pos_ in ("NOUN", "PROPN")) \
+        else None
