@@ -155,6 +155,28 @@ def wait_text(page: Any, texts: str | list[str], *, settled: bool = True, timeou
     return time.monotonic() - t0
 
 
+def download(page: Any, button: str, *, tries: int = 3, each_s: float = 30) -> Any:
+    """Click the download button named ``button`` and return Playwright's download. Streamlit revokes a deferred
+    download's id (``data=`` a callable) when the script reruns and registers a new one: a click that lands while a
+    rerun (a tab's ``on_change="rerun"``) is under way asks for the old id and nothing downloads — on a loaded CI
+    machine the Data page's Export click did so (60 s, no download). A person clicks again; so does this, after
+    the run settles, up to ``tries`` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        try:
+            with page.expect_download(timeout=each_s * 1000) as info:
+                page.get_by_role("button", name=button).click()
+            return info.value
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            page.wait_for_function(
+                """() => !(document.querySelector('[data-testid="stStatusWidget"]')?.innerText || '')
+                   .includes('Running')""", timeout=120_000, polling=100)
+    raise AssertionError("unreachable")
+
+
 def ask_again(page: Any, page_file: str, question: str) -> float:
     """Ask ``question`` on the Ask page (typed + Enter) or pick it in Compare's Question box; returns the
     monotonic time of the key press / click, to time from."""
