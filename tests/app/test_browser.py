@@ -44,7 +44,11 @@ def test_data_page_draws_the_demo_graph(server: tuple[str, float], tmp_path: Pat
             page.screenshot(path=str(shot), full_page=True)
             # Export: the deferred download really produces the egx JSON of the graph.
             page.get_by_role("tab", name="Export").click()
-            got = download(page, "Download egx JSON")  # retried: a click during the tab's rerun is lost
+            try:
+                got = download(page, "Download egx JSON")  # retried: a click during the tab's rerun is lost
+            except Exception as err:  # the server's own account of the click (CI showed only Playwright's timeout)
+                log = (tmp_path / "streamlit.log").read_text(encoding="utf-8", errors="replace")
+                raise AssertionError(f"no download; the server's log ends:\n{log[-4000:]}") from err
             exported = json.loads(Path(got.path()).read_text(encoding="utf-8"))
             filename = got.suggested_filename
             build_once(page, tmp_path)
