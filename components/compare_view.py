@@ -253,8 +253,9 @@ PROJECTOR_MOVED = ("LLM tokens", "ctx chunks")
 
 
 #: The summary's row height in projector mode (Streamlit's default is 35 px; zoomed 1.25× there): at the default, the
-#: eighth method's row fell under a 1440×900 projector's fold on the tour's Compare step (audit 45).
-PROJECTOR_ROW_PX = 29
+#: eighth method's row fell under a 1440×900 projector's fold on the tour's Compare step (audit 45); at 29 px it still did
+#: on the second-wife step, whose lesson is a line longer (audit 46): 27 px (34 zoomed) hold 17.5-px text.
+PROJECTOR_ROW_PX = 27
 
 
 def summary_layout(rows: Sequence[Mapping[str, Any]], *, projector: bool = False,

@@ -1105,8 +1105,11 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
     # table under it starts above the fold of a 1440×900 projector; elsewhere it is whole
     head, rest = (lines[:2], lines[2:]) if where is not None else (lines, [])
     assert t is not None
+    # atop Compare the question and the headline share one paragraph: on their own lines the Lothair step's lesson
+    # pushed the table's eighth row below a projector's fold (audit 46)
+    top = f"{title} — {headline}" if where is not None and headline else f"{title}\n\n{headline}"
     with (where.target if where is not None else st).container(border=True, key=S.sub(S.TOUR, "lesson")):
-        st.markdown(f"{title}\n\n{headline}" + "\n".join(f"- {md_escape(line)}" for line in head))
+        st.markdown(top + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()
             label = ("Why the wrong answers are wrong, and what none mode quotes" if why else
