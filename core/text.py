@@ -280,13 +280,36 @@ _HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor",
 
 @lru_cache(maxsize=1)
 def _given_names() -> frozenset[str]:
-    """English given names (Faker's ``en`` person provider: the US Social Security name lists, MIT), empty where the
-    package is missing (then only spaCy's PERSON tag counts)."""
+    """Given names: Faker's ``en`` person provider (the US Social Security name lists) and the first names of its
+    Latin-script European locales ("Tomasz", "Henrike", "Benedikt", "Lisbet": invented corpora use them, the US lists
+    lack them), less the words of those locales that English prose uses more often as a place or a plain word; MIT,
+    shipped with the package. Empty where the package is missing (then only spaCy's PERSON tag counts)."""
     try:
         from faker.providers.person.en import Provider
     except ImportError:
         return frozenset()
-    return frozenset(Provider.first_names)
+    import importlib
+
+    locales = ("en_GB", "en_IE", "pl_PL", "de_DE", "de_AT", "cs_CZ", "sk_SK", "fr_FR", "it_IT", "es_ES", "pt_PT",
+               "nl_NL", "sv_SE", "da_DK", "no_NO", "fi_FI", "sl_SI", "hr_HR", "ro_RO", "hu_HU")
+    # first names of those locales that English prose uses more often otherwise: towns and countries ("Vigo",
+    # "Breda", "Medina", "Asunción", "Belo Horizonte", "Mar Vista"), an adjective of a country or era ("Philippine",
+    # "Georgian", "Tudor"), and English words that open capitalised names of things ("My Best Friend", "Marine
+    # Biological Laboratory", "Can Ladies Kill?", "Per Linguam"). en's own ("Paris", "Florence") are as they were.
+    not_given = {"Vigo", "Breda", "Medina", "Enna", "Loreto", "Montserrat", "Asunción", "Encarnación", "Belo", "Mar",
+                 "Ville", "Lot", "Philippine", "Georgian", "Gregorian", "Tudor", "Baptist", "My", "Can", "Per", "Line",
+                 "Said", "Ties", "Floor", "Beat", "Mile", "Mille", "Sole", "Mate", "Kick", "Ion", "Tone", "Peer", "Gun",
+                 "Mentor", "Till", "Owe", "Neo", "Odd", "Marine", "Lean", "Pier", "Corona", "Gala", "Mare", "Amor",
+                 "Fleur"}
+    more: set[str] = set()
+    for locale in locales:
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for field in ("first_names", "first_names_male", "first_names_female"):
+            more.update(getattr(provider, field, ()))  # a tuple, or a dict of weights (its keys)
+    return frozenset(Provider.first_names) | frozenset(more - not_given)
 
 
 def named_person(name: str) -> bool:
