@@ -107,7 +107,7 @@ class _Collected:
             full.append((_strip_suffix(title_words), self.title))
         for name, label in self.labels.items():
             w = words(name)
-            if label == "PERSON" and len(w) >= 2:
+            if len(w) >= 2 and (label == "PERSON" or _person_named(name, label)):
                 full.append((_strip_suffix(w), name))
         # the longer names a bare first word may stand for: the title and each named entity of two words or more
         labels_of = {n: lab for n, lab in self.labels.items() if lab not in VALUE_LABELS and lab != "TITLE"}
@@ -233,6 +233,12 @@ class _Collected:
 
 
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "NORP", "LANGUAGE"})
+
+
+def _person_named(name: str, label: str) -> bool:
+    """A name the small model tagged otherwise ("Tomasz Vellaric" ORG) that reads as a person's full name: a given
+    name first (:func:`~core.text.named_person`), and no place, date or number by its label."""
+    return label not in _PLACE_LABELS and label not in VALUE_LABELS and label != "TITLE" and named_person(name)
 #: Generational suffixes ignored when a surname is matched ("Strauss" → "Johann Strauss II").
 _NAME_SUFFIXES = frozenset({"ii", "iii", "iv", "jr", "jr.", "sr", "sr.", "junior", "senior"})
 #: Head nouns after which a title's first words are its short name ("Jiménez" → "Jiménez Municipality").

@@ -327,3 +327,21 @@ def test_it_after_the_titles_sentence_is_the_title_not_its_object(ex):
                       "Censer Prize since 1970. Today it runs twenty-six ships and employs about three thousand people.")
     assert ("Nordal Line", "runs", "twenty-six ships") in got, got
     assert not [t for t in got if t[0] == "Golden Censer Prize" and t[1] in ("runs", "employs")], got
+
+
+def test_a_surname_is_the_full_name_the_model_tagged_org_when_a_given_name_starts_it(ex):
+    """Audit 46: the small model tags "Tomasz Vellaric" ORG; a European given name ("Tomasz", not in the US lists)
+    still makes it a person's full name, so "Vellaric built …" is his, not a node "Vellaric"."""
+    from core.text import named_person
+
+    assert all(named_person(n) for n in ("Tomasz Vellaric", "Henrike Solms", "Benedikt Harrowgate", "Aurel Quillon"))
+    assert not any(named_person(n) for n in ("Vigo Harbour", "My Best Friend", "Marine Biological Laboratory"))
+    got = triples(ex, "Brennick Clockworks\nBrennick Clockworks is a maker of tower clocks and carriage clocks based in "
+                      "the town of Ulvasted. The workshop was founded in 1871 by Tomasz Vellaric, a watch repairer who "
+                      "had trained in the city of Garnholm. Vellaric built the first tower clock of Ulvasted's market "
+                      "hall in 1874, and the clock still strikes the hours today.")
+    assert ("Tomasz Vellaric", "built", "first tower clock") in got, got
+    assert "Vellaric" not in nodes(got), got
+    got = triples(ex, "Sunnyside\nSunnyside is a house near Tarrytown that Washington Irving bought in 1835. Irving "
+                      "later travelled to Washington, where he met the president.")
+    assert "Washington Irving" in nodes(got) and "Washington" in nodes(got), got  # a place is never his first name
