@@ -203,7 +203,8 @@ class SpacyExtractor:
     # the title "Orvenna Rovers"
     # v39: a "he"/"his" never the title the text called "its" or "the firm" (the person before, else no edge), "he opened
     # the workshop that became X" no "<he> became X", "The company's head office was in X" the company's "head office in"
-    # v40: European given names ("Tomasz") count, and a surname is the full name the model tagged ORG ("Tomasz Vellaric")
+    # v40: European given names ("Tomasz") count, and a surname is the full name the model tagged ORG ("Tomasz Vellaric");
+    # "The first winner of X was Y, in 1925, for Z" Y's "winner in"/"winner for", not X's "was for"
     model_id = f"spacy-v40:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

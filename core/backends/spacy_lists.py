@@ -405,3 +405,20 @@ def owned_copula_subject(verb: Any) -> tuple[str, Any] | None:
     ok = 0 < len(words) < 3 and all(t.pos_ in ("NOUN", "ADJ") for t in words)
     return (" ".join(t.lower_ for t in words), poss) if ok and (poss.lower_ == "its" or poss.pos_ in ("NOUN", "PROPN")) \
         else None
+
+
+def holder_preps(m: Any, verb: Any) -> bool:
+    """"The first winner of X was Y, in 1925, for a carriage clock": a copula's prepositions after a role noun's named
+    holder are the holder's ("Y · winner in · 1925", "Y · winner for · carriage clock"), not the owner's (an audit's KG
+    read "X · was for · carriage clock"). True where they were so added (the sentence says no more)."""
+    subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "NOUN" and any(
+        d.dep_ == "poss" or (d.dep_ == "prep" and d.lower_ == "of") for d in c.children)), None)
+    preps = [c for c in verb.children if c.dep_ == "prep" and c.lower_ != "of" and c.i > verb.i]
+    holders = [h for a in verb.children if a.dep_ == "attr" and a.pos_ == "PROPN" for o in m._conjuncts(a)
+               if (h := m.mention(o)) is not None and m._person(h, "NNP")] if subj is not None and preps else []
+    for h in holders:
+        for c in preps:
+            for p in prep_objects(c):
+                for o in m._conjuncts(p):
+                    m.add(h, f"{subj.lower_} {c.lower_}", m.mention(o))
+    return bool(holders)

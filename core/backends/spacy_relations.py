@@ -159,7 +159,8 @@ class _Piece(_Mentions):
         return out
 
     def _verb(self, verb: Any) -> None:
-        if verb.lower_ in ("is", "was", "are", "were", "be", "been") and self._relational_subject(verb):
+        if verb.lower_ in ("is", "was", "are", "were", "be", "been") and (self._relational_subject(verb) or lists.holder_preps(
+                self, verb)):  # "The first winner of X was Y, in 1925": Y's "winner in"
             return  # "The first President of X was Y": Y's office, no node "President"
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)

@@ -213,3 +213,13 @@ def test_an_owned_short_subject_before_a_copula_and_a_place_is_the_owner_s(ex):
                       "office was in Meriton, on Anchor Row.")
     assert ("Sarvane Instrument Company", "head office in", "Meriton") in got, got
     assert "head office" not in nodes(got), got
+
+
+def test_a_copula_s_prepositions_after_a_role_s_named_holder_are_the_holder_s(ex):
+    # audit 46: "The first winner of X was Y, in 1925, for a carriage clock" gave "X · was for · carriage clock"
+    got = triples(ex, "Golden Escapement Award\nThe Golden Escapement Award is a prize for clock makers. The first "
+                      "winner of the Golden Escapement Award was Lisbet Oranway, in 1925, for a carriage clock with a "
+                      "new lever escapement.")
+    assert ("Lisbet Oranway", "winner of", "Golden Escapement Award") in got, got
+    assert ("Lisbet Oranway", "winner for", "carriage clock") in got, got
+    assert not any(h == "Golden Escapement Award" and r in ("was for", "was in") for h, r, _ in got), got
