@@ -414,8 +414,10 @@ def holder_preps(m: Any, verb: Any) -> bool:
     subj = next((c for c in verb.children if c.dep_ == "nsubj" and c.pos_ == "NOUN" and any(
         d.dep_ == "poss" or (d.dep_ == "prep" and d.lower_ == "of") for d in c.children)), None)
     preps = [c for c in verb.children if c.dep_ == "prep" and c.lower_ != "of" and c.i > verb.i]
+    if subj is None or not preps:
+        return False
     holders = [h for a in verb.children if a.dep_ == "attr" and a.pos_ == "PROPN" for o in m._conjuncts(a)
-               if (h := m.mention(o)) is not None and m._person(h, "NNP")] if subj is not None and preps else []
+               if (h := m.mention(o)) is not None and m._person(h, "NNP")]
     for h in holders:
         for c in preps:
             for p in prep_objects(c):
