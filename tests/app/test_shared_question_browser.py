@@ -61,6 +61,10 @@ def test_a_question_typed_on_ask_is_on_compare_and_granker(tmp_path: Path) -> No
             expect(box).to_be_visible(timeout=TIMEOUT)
             box.fill(TYPED)
             box.press("Enter")
+            # the question taken (Ask writes it into the address bar) before another page opens: under load the
+            # rerun had not begun 400 ms after Enter, the idle check passed, and Compare opened on its default
+            page.wait_for_function("(q) => new URLSearchParams(location.search).get('q') === q", arg=TYPED,
+                                   timeout=TIMEOUT)
             _idle(page)
             for label, heading, shot in (("Compare methods", "Compare methods", "shared_q_compare.png"),
                                          ("GRanker vs plain reranking", "GRanker vs plain reranking", "shared_q_granker.png")):

@@ -17,6 +17,13 @@ from tests.fake_openai import FAULTS, fake_openai_server, openai_env
 QUESTION = "When did Lothair II's mother die?"
 LIMITS = ["--llm", "openai", "--llm-timeout", "0.3", "--llm-retries", "1"]
 
+
+def limits(fault: str) -> list[str]:
+    """:data:`LIMITS`, but a fault the fake server answers at once gets 5 s: on a loaded machine (a full suite
+    beside other jobs) a 0.3-s limit ran out before the server's thread answered, and the attempt failed as a
+    timeout, not as the fault under test (2 requests seen, 3 failed attempts)."""
+    return LIMITS if fault in ("hang", "slow_tokens") else [*LIMITS[:3], "5", *LIMITS[4:]]
+
 FAULT_TEXT = {
     "hang": r"timed out after 0\.3 s|did not finish its reply within 0\.3 s",
     "http500": r"failed for model 'fake-model' \(HTTP 500",
@@ -77,7 +84,7 @@ def _qa(tmp_path: Path) -> Path:
 def test_ask_falls_back_visibly(server, capsys, fault):
     server.reply(FAULTS[fault])
     t0 = time.monotonic()
-    assert main(["ask", QUESTION, "--workspace", "demo", "--embedder", "hashing", "--json", *LIMITS]) == 0
+    assert main(["ask", QUESTION, "--workspace", "demo", "--embedder", "hashing", "--json", *limits(fault)]) == 0
     took = time.monotonic() - t0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"]

@@ -20,6 +20,9 @@ QUESTION = "When did Lothair II's mother die?"
 METHODS = ("bubblerag", "sgrag", "reg", "dense")
 #: tiny limits: 0.3 s per attempt, one retry; the breaker opens at the third failure in a row
 FAST = LLMSettings(timeout=0.3, retries=1, backoff=0.01, budget=20.0, cooldown=30.0)
+#: for replies the fake server gives at once (a bad answer, not a slow one): 0.3 s ran out on a loaded machine before
+#: the server's thread answered, and the call failed as a timeout instead of as the reply under test
+PROMPT = LLMSettings(timeout=5.0, retries=1, backoff=0.01, budget=20.0, cooldown=30.0)
 
 FAULT_TEXT = {
     "hang": r"timed out after 0\.3 s|did not finish its reply within 0\.3 s",
@@ -48,7 +51,7 @@ def prepared(demo_ws, hashing):
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_survives_every_fault(prepared, hashing, method, fault):
     with fake_openai_server(FAULTS[fault]) as server:
-        llm = llm_for(server)
+        llm = llm_for(server, FAST if fault in ("hang", "slow_tokens") else PROMPT)
         t0 = time.monotonic()
         r = run_method(method, QUESTION, prepared, Backends(hashing, llm, None))  # opens the question scope
         took = time.monotonic() - t0
@@ -69,7 +72,7 @@ def test_every_method_survives_every_fault(prepared, hashing, method, fault):
 
 def test_the_breaker_makes_the_remaining_bubblerag_stages_fall_back_at_once(prepared, hashing):
     with fake_openai_server(FAULTS["http500"]) as server:
-        llm = llm_for(server)
+        llm = llm_for(server, PROMPT)
         with question_scope(llm) as scope:
             from core.methods.bubblerag import run
 
@@ -106,7 +109,7 @@ def _responder(bad: str):
 @pytest.mark.parametrize("method", ["bubblerag", "reg", "dense"])
 def test_unusable_answers_fall_back_to_the_extractive_answer(prepared, hashing, method, bad, problem):
     with fake_openai_server({"content": _responder(bad)}) as server:
-        r = run_method(method, QUESTION, prepared, Backends(hashing, llm_for(server), None))
+        r = run_method(method, QUESTION, prepared, Backends(hashing, llm_for(server, PROMPT), None))
     assert r.answer and r.answer != bad and "sorry" not in r.answer.lower() and not r.answer.startswith("{")
     step = r.trace.stage("answer")[-1]
     assert f"the LLM's answer was unusable ({problem}" in step.fallback
@@ -134,7 +137,7 @@ def test_sgrag_rejects_a_refusal_as_its_answer(tmp_path, hashing):
         return json.dumps({"answer": REFUSAL})
 
     with fake_openai_server({"content": reply}) as server:
-        r = run_method("sgrag", MG_QUESTION, ws, Backends(hashing, llm_for(server), None))
+        r = run_method("sgrag", MG_QUESTION, ws, Backends(hashing, llm_for(server, PROMPT), None))
         answer_prompts = [q for q in server.requests if "UNK" not in q["body"]["messages"][0]["content"]]
     assert r.answer == "Magnesium" and r.answer_detail.by == "unk-binding"
     assert len(answer_prompts) == 3  # chat_json's two corrective retries
