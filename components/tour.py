@@ -1112,12 +1112,22 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
         st.markdown(top + "\n".join(f"- {md_escape(line)}" for line in head))
         if rest:
             why = found.why_lines()
-            label = ("Why the wrong answers are wrong, and what none mode quotes" if why else
+            # an answer that holds the gold inside a sentence is partly right, not wrong: audit 47 read "Why the wrong
+            # answers are wrong" over SG-RAG's right none-mode sentence on the Lothair step
+            partly = bool(why) and all(r.right or r.match.partly_right for r in found.runs)
+            label = (f"{PARTLY_LABEL}, and what none mode quotes" if partly else
+                     f"{WRONG_LABEL}, and what none mode quotes" if why else
                      "What none mode (no LLM) quotes" if found.extractive is not None else "More")
             # one per step: opened on step 13 it stayed open on step 14 (the same page), pushing that step's table
             # below a projector's fold (an audit)
             with st.expander(label, key=S.sub(S.TOUR, f"why-{t.step}")):
                 st.markdown("\n".join(f"- {md_escape(line)}" for line in rest))
+
+
+#: The folded part of a lesson: why the wrong answers are wrong, or — where every answer holds the gold — why they count
+#: only as partly right (an exact match is what EM scores).
+WRONG_LABEL = "Why the wrong answers are wrong"
+PARTLY_LABEL = "Why the answers are only partly right"
 
 
 def found_gold(question: str, questions: Sequence[Any]) -> tuple[str, ...]:
