@@ -45,7 +45,8 @@ def load_qa(path: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[QAItem
     """Questions with answers from a JSON list (MuSiQue / HippoRAG format, or ``{question, answer(s)}``).
 
     Gold chunks are matched with :func:`core.index.questions.parse_questions` when the records carry
-    ``paragraphs`` / ``supporting_facts``.
+    ``paragraphs`` / ``supporting_facts`` / ``ground_truth`` (titles: the form the app documents for a user's own
+    questions; left out, an upload's held-out gold-passage recall was "n/a" with its gold passages in the workspace).
 
     Raises
     ------
@@ -60,7 +61,7 @@ def load_qa(path: str | Path, graph: KnowledgeGraph | ChunkTable) -> list[QAItem
     if not isinstance(data, list):
         raise InputFormatError(p.name, "the top level is not a list", "a JSON list of questions with answers")
     gold: dict[int, tuple[str, ...]] = {}
-    if data and isinstance(data[0], dict) and ("paragraphs" in data[0] or "supporting_facts" in data[0]):
+    if data and isinstance(data[0], dict) and any(k in data[0] for k in ("paragraphs", "supporting_facts", "ground_truth")):
         from core.index.questions import parse_questions
 
         gold = {i: q.gold_chunks for i, q in enumerate(parse_questions(data, graph, source=p.name))}

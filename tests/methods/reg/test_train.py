@@ -149,3 +149,20 @@ def test_cosine_residual_starts_as_cosine_and_never_picks_worse_on_validation(tm
     back = load_retriever(tmp_path / "r", embedder_id="hashing", device="cpu")
     np.testing.assert_allclose(back.score(test[0].qvec, test[0].edges, g, nv, ev, test[0].topic), scores[0],
                                rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("gold", [{"ground_truth": ["The Matrix"]}, {"supporting_facts": [["The Matrix", 0]]}])
+def test_training_questions_keep_their_gold_passages_in_every_documented_form(tmp_path, demo_ws, gold) -> None:
+    """The held-out gold-passage recall needs each question's gold passages: ``ground_truth`` titles (the form the app
+    documents for a user's questions) count as well as ``supporting_facts`` (audit 47's upload read "n/a: no held-out
+    question has it" with both of its held-out questions' gold passages in the workspace)."""
+    import json
+
+    from core.methods.reg.supervision import load_qa
+
+    path = tmp_path / "qa.json"
+    path.write_text(json.dumps([{"id": "q1", "question": "Who starred in The Matrix?", "answer": "Keanu Reeves",
+                                 **gold}]), encoding="utf-8")
+    graph = demo_ws.graph
+    (item,) = load_qa(path, graph)
+    assert item.gold_chunks and all(graph.chunk(c).title == "The Matrix" for c in item.gold_chunks)
