@@ -16,7 +16,7 @@ import streamlit as st
 from components import session_jobs
 from components import state as S
 from components.ui import error_text, md_escape, public_text, scroll_here
-from core.errors import EgxError
+from core.errors import EgxError, InputFormatError, InputReadError
 from core.fsio import clean_filename
 from core.graph.chunking import PassageSplit
 from core.graph.formats.documents import DOCUMENT_KINDS
@@ -195,6 +195,14 @@ def show_add_job() -> None:
         return
     try:
         result = job.result()
+    except (InputFormatError, InputReadError) as exc:  # no file could be read: they leave the upload box (each is named here), so
+        # the next add counts only the files chosen then (audit 47 read "Adding 3 documents" for one new file beside
+        # the two just refused)
+        st.session_state[S.DATA_ADDED_MESSAGE] = ("error", f"Could not add the documents. {error_text(exc)} The "
+                                                  "workspace is as it was, and these files were taken off the upload "
+                                                  "box: choose readable ones and add them again.")
+        S.clear_uploader(S.DATA_ADD_UPLOADS)
+        st.rerun()
     except EgxError as exc:
         st.error(f"**Could not add the documents.** {md_escape(error_text(exc))}\n\nThe workspace is as it was. "
                  "Fix the input and add it again.")
@@ -367,6 +375,8 @@ def show_outcome(message_key: str = S.DATA_BUILT_MESSAGE, files_key: str = S.DAT
         kind, text = said if isinstance(said, tuple) else ("success", said)
         if kind == "warning":
             st.warning(md_escape(text), icon=":material/info:")
+        elif kind == "error":
+            st.error(md_escape(text), icon=":material/error:")
         else:
             st.success(md_escape(text), icon=":material/check_circle:")
         if scroll:

@@ -54,6 +54,12 @@ class InputFormatError(EgxError, ValueError):
         super().__init__(f"{where}: {problem}. Expected {expected}.")
 
 
+class InputReadError(EgxError):
+    """An :class:`InputFormatError` raised by a task in a worker process (:mod:`core.background.workers`), as the
+    parent sees it: the worker's message, and the kind, so a caller can tell unreadable input (the user's files) from
+    any other refusal."""
+
+
 class EmptyGraphError(EgxError, ValueError):
     """An input yielded no nodes, edges or chunks at all."""
 

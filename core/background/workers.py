@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import Cancelled, EgxError, WorkspaceError
+from core.errors import Cancelled, EgxError, InputFormatError, InputReadError, WorkspaceError
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +337,8 @@ def run_worker(kind: str | WorkerTask, spec: Mapping[str, Any], *, words: Words,
     if stop:
         raise WorkspaceError(f"{words.subject} {stop}. {words.kept}")
     if "error" in outcome:  # the task's own refusal, in both wordings (the app shows EgxError.in_app)
-        raise EgxError(str(outcome["error"]), app=str(outcome["app"]) if outcome.get("app") else None)
+        kind = InputReadError if outcome.get("input") else EgxError  # unreadable input stays told apart
+        raise kind(str(outcome["error"]), app=str(outcome["app"]) if outcome.get("app") else None)
     if child.returncode != 0 or not outcome.get("done"):
         tail = "".join(err_tail).strip().splitlines()[-1:] or ["no message"]
         log.warning("worker %s (%s) ended with status %s: %s", kind, words.subject, child.returncode,
@@ -428,7 +429,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise EgxError(f"unknown worker kind {kind!r}; one of {', '.join(KINDS)}")
         result = task_function(kind, function)(raw.get("spec") or {}, lambda m, f: emit({"m": m, "p": f}))
     except EgxError as exc:
-        emit({"error": str(exc), **({"app": exc.app_message} if exc.app_message else {})})
+        emit({"error": str(exc), **({"app": exc.app_message} if exc.app_message else {}),
+              **({"input": True} if isinstance(exc, InputFormatError) else {})})
         raise SystemExit(2) from None
     emit({"done": True, "result": result})
 
