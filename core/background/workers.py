@@ -337,8 +337,8 @@ def run_worker(kind: str | WorkerTask, spec: Mapping[str, Any], *, words: Words,
     if stop:
         raise WorkspaceError(f"{words.subject} {stop}. {words.kept}")
     if "error" in outcome:  # the task's own refusal, in both wordings (the app shows EgxError.in_app)
-        kind = InputReadError if outcome.get("input") else EgxError  # unreadable input stays told apart
-        raise kind(str(outcome["error"]), app=str(outcome["app"]) if outcome.get("app") else None)
+        error = InputReadError if outcome.get("input") else EgxError  # unreadable input stays told apart
+        raise error(str(outcome["error"]), app=str(outcome["app"]) if outcome.get("app") else None)
     if child.returncode != 0 or not outcome.get("done"):
         tail = "".join(err_tail).strip().splitlines()[-1:] or ["no message"]
         log.warning("worker %s (%s) ended with status %s: %s", kind, words.subject, child.returncode,
