@@ -122,9 +122,10 @@ STEPS: tuple[TourStep, ...] = (
              "weighs the names the question writes over its other terms, its first name most — so a low weight for "
              "“main villain” is the rule's, not the paper's idea. Each group keeps its colour on the following "
              "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
-             brief="**Next stage** through the six stages: the inferred keywords, whether “movie” was rewritten, and at "
-                   "stage 6 the weights: the model's (§3.2: subject highest, modifiers lowest), else the rule's, "
-                   "which ranks names first."),
+             # the briefs are read off a projector: plain words, few section signs (audit 47 found them dense)
+             brief="Click **Next stage** through the six stages: the keywords found, whether “movie” was rewritten, "
+                   "and at stage 6 the weights, the model's or the rule's (the paper: subject highest, modifiers "
+                   "lowest)."),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
              "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
@@ -264,8 +265,8 @@ STEPS: tuple[TourStep, ...] = (
              "bridge is Ermengarde of Tours: what did the asked-for UNK become? (The lesson says why it is not match "
              "#1.) Section 6: the answer, the sentence of the matches' passages that holds the date. Next: BubbleRAG's "
              "pages on the same question.",
-             brief="No LLM on this step (rule-based query graph). §1: Lothair II → bridge UNK → asked UNK; §5 opens on "
-                   "the answer's match, bridge Ermengarde of Tours — what did the asked UNK become? §6: the answer.",
+             brief="No LLM here: the query graph comes from a rule. Section 1: the graph, with two unknowns (UNK); "
+                   "section 5: what each unknown matched; section 6: the answer.",
              paper="SG-RAG", lesson=True, llm="none"),
     TourStep("pages/bubble_anchors.py", LOTHAIR, "§3.2, Examples 2 and 4",
              "BubbleRAG's pages again, on the question SG-RAG just answered without an LLM. “Lothair II's mother” "
@@ -278,8 +279,8 @@ STEPS: tuple[TourStep, ...] = (
              "modifiers lowest. And the groups' members: did one group merge Lothair II with another Lothair (a "
              "concept such as “Lothair II / Lothair I”)? Its bubbles then grow from both kings, so facts about the "
              "other king's family can reach the answer — the lesson on Ask says where the date came from.",
-             brief="Stages 2–3: was the mother (Ermengarde of Tours) inferred? Stage 6: the weights (the model's, or the rule's) against §3.2 — "
-                   "subject highest, modifiers lowest — and did a group merge Lothair II with another Lothair?"),
+             brief="Stages 2–3: was the mother (Ermengarde of Tours) found? Stage 6: the weights, the model's or the "
+                   "rule's (subject highest, modifiers lowest?); did a group merge Lothair II with another Lothair?"),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",
@@ -307,9 +308,8 @@ STEPS: tuple[TourStep, ...] = (
              "model's reading did not: the lesson at the top of the page says where each wrong date came from "
              "(under **Why the wrong answers are wrong**).",
              lesson=True,
-             brief="Which methods found both gold passages (Lothair II, his mother)? Where both were found and the "
-                   "answer is wrong, the lesson at the top says where each wrong date came from (open **Why the "
-                   "wrong answers are wrong**)."),
+             brief="Which methods found both gold passages (Lothair II, his mother)? Found and still wrong: the "
+                   "lesson's **Why the wrong answers are wrong** says where each date came from."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
              "differs, now that most of its answers are right, from the Keanu and Lothair questions.",
