@@ -34,6 +34,9 @@ class _Collected:
         self.unlinked: set[str] = set()
         #: whether a piece read the title as a person's (:meth:`_Mentions._title_person`)
         self.title_person = False
+        #: names a mention of which is a clause's subject ("Quenby worked as …"): a person-titled passage's surname
+        #: so used is the title's, whatever place label the small model gave it (:meth:`aliases`)
+        self.subjects: set[str] = set()
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
@@ -42,6 +45,8 @@ class _Collected:
         self.title_person |= bool(self.title) and piece._title_person()
         for span in sorted(set(piece.mention_of.values())):  # in text order (the dict is not: chunks, then entities)
             self.order.setdefault(piece.text_of(span), len(self.order))
+            if piece.doc[span[0]:span[1]].root.dep_ in ("nsubj", "nsubjpass"):
+                self.subjects.add(piece.text_of(span))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)
                 if _good_name(name):
@@ -128,7 +133,8 @@ class _Collected:
                 continue
             targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and (
-                           f != self.title or self.title_person)))}
+                           f != self.title or self.title_person)) or (  # "Quenby worked …" (GPE) in "Halvard Quenby"
+                           f == self.title and self.title_person and name in self.subjects))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))

@@ -345,3 +345,20 @@ def test_a_surname_is_the_full_name_the_model_tagged_org_when_a_given_name_start
     got = triples(ex, "Sunnyside\nSunnyside is a house near Tarrytown that Washington Irving bought in 1835. Irving "
                       "later travelled to Washington, where he met the president.")
     assert "Washington Irving" in nodes(got) and "Washington" in nodes(got), got  # a place is never his first name
+
+
+def test_a_surname_the_model_tagged_a_place_is_the_person_title_when_it_is_a_subject(ex):
+    """Audit 47: in "Halvard Quenby" the small model tags each later "Quenby" GPE, which left a node "Quenby" with
+    the projectionist's job and the move; a person-titled passage's surname that is a clause's subject is the title.
+    A place of that name that is no subject ("moved to Corland") stays a place."""
+    got = triples(ex, "Halvard Quenby\nHalvard Quenby (1889–1958) was a film director and the founder of Orvane "
+                      "Pictures. He was born in the village of Dunmere Cross, the son of a schoolteacher.\n\nQuenby "
+                      "worked as a projectionist in Tesselford before moving to Marrowick in 1919. He directed "
+                      "forty-one films. Quenby never married, and his diaries, kept from 1912 until his death, are "
+                      "held by the Tesselford Municipal Archive.")
+    assert ("Halvard Quenby", "worked as projectionist in", "Tesselford") in got, got
+    assert ("Halvard Quenby", "moving to", "Marrowick") in got, got
+    assert "Quenby" not in nodes(got), got
+    got = triples(ex, "Anna Corland\nAnna Corland was a painter. In 1920 she moved to Corland, a town on the coast, "
+                      "where she painted harbours.")
+    assert not [t for t in got if t[2] == "Anna Corland" and t[1] != "mentions"], got
