@@ -37,6 +37,9 @@ class _Collected:
         #: names a mention of which is a clause's subject ("Quenby worked as …"): a person-titled passage's surname
         #: so used is the title's, whatever place label the small model gave it (:meth:`aliases`)
         self.subjects: set[str] = set()
+        #: bare words a mention of which only qualifies a family noun ("Under Keswin ownership", "the Keswin name"):
+        #: the one firm the passage names with that word, else no node (:meth:`aliases`)
+        self.family: set[str] = set()
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
@@ -47,6 +50,9 @@ class _Collected:
             self.order.setdefault(piece.text_of(span), len(self.order))
             if piece.doc[span[0]:span[1]].root.dep_ in ("nsubj", "nsubjpass"):
                 self.subjects.add(piece.text_of(span))
+            root = piece.doc[span[0]:span[1]].root
+            if span[2] and root.dep_ in ("compound", "nmod") and root.head.lower_ in _FAMILY_NOUNS:
+                self.family.add(piece.text_of(span))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)
                 if _good_name(name):
@@ -119,8 +125,19 @@ class _Collected:
         firsts = [(title_words, str(self.title))] if self.title else []
         firsts += [(words(n), n) for n, lab in labels_of.items() if lab and n[:1].isupper()]
         out: dict[str, str] = {}
+        family: set[str] = set()  # "Keswin" of "Under Keswin ownership": the one firm, else the namesakes' word
+        for name in self.family:
+            w = words(name)
+            firms = {f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0] and (labels_of.get(f) == "ORG" or (
+                         f == self.title and not self.title_person))} if len(w) == 1 else set()
+            if len(firms) == 1:
+                out[name] = firms.pop()
+            elif len(w) == 1:
+                family.add(name)
         for name, label in self.labels.items():
             w = words(name)
+            if name in out or name in family:
+                continue
             if label in VALUE_LABELS or label == "TITLE" or not 1 <= len(w) <= 2 or not name[:1].isupper():
                 continue
             # a surname: the parser may tag a lone surname ORG ("Sheeran"), but a place never stands
@@ -161,7 +178,7 @@ class _Collected:
                     out[name] = max(before, key=lambda f: self.order[f])
             elif len(targets) == 1:  # where the text gave no order (names the pieces' spans do not hold)
                 out[name] = targets.pop()
-        self.unlinked = set()
+        self.unlinked = set(family)
         for name, label in self.labels.items():  # "Pellow" beside "Pellow Typewriter Company" and "Pellow Medal"
             w = words(name)
             kin = [(fw, f) for fw, f in firsts if len(fw) > 1 and fw[0] == w[0]]
@@ -239,6 +256,9 @@ class _Collected:
 
 
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "NORP", "LANGUAGE"})
+#: nouns a bare family word only qualifies ("Under Keswin ownership", "the Keswin name"; :attr:`_Collected.family`)
+_FAMILY_NOUNS = frozenset({"ownership", "name", "family", "control", "management", "era", "brand", "estate", "heirs",
+                           "dynasty", "fortune"})
 
 
 def _person_named(name: str, label: str) -> bool:

@@ -362,3 +362,18 @@ def test_a_surname_the_model_tagged_a_place_is_the_person_title_when_it_is_a_sub
     got = triples(ex, "Anna Corland\nAnna Corland was a painter. In 1920 she moved to Corland, a town on the coast, "
                       "where she painted harbours.")
     assert not [t for t in got if t[2] == "Anna Corland" and t[1] != "mentions"], got
+
+
+def test_a_bare_family_word_before_ownership_or_name_is_the_one_firm_it_names(ex):
+    """Audit 47: "Under Keswin ownership the studio made …" left a node "Keswin" beside the firm "Keswin Brothers
+    Distribution" and the persons "Edmund Keswin", "Rosamund Keswin"; a bare word that only qualifies "ownership",
+    "name", "family" … is the one firm the passage names with it, else no node."""
+    got = triples(ex, "Orvane Pictures\nOrvane Pictures is a film studio founded in 1921 by the director Halvard "
+                      "Quenby. In 1952 Orvane Pictures was bought by the distribution company Keswin Brothers "
+                      "Distribution, which moved the studio's archive to Tesselford. Under Keswin ownership the studio "
+                      "made mostly documentaries.")
+    assert ("Orvane Pictures", "bought by", "Keswin Brothers Distribution") in got, got
+    assert "Keswin" not in nodes(got), got
+    got = triples(ex, "Tarrow Mill\nTarrow Mill was a weaving mill in Lessing. Its founders were Anselm Pellan and "
+                      "Ruth Pellan, who sold it in 1950. Later owners kept the Pellan name on the sailcloth they made.")
+    assert "Pellan" not in nodes(got), got
