@@ -407,6 +407,24 @@ def owned_copula_subject(verb: Any) -> tuple[str, Any] | None:
         else None
 
 
+#: common nouns for a firm or a body that "the <noun>'s" may call the passage's title by (:func:`title_called`)
+_CALLED = frozenset({"studio", "firm", "company", "workshop", "club", "society", "label", "publisher", "brewery",
+                     "distillery", "foundry", "mill", "works", "school", "academy", "orchestra", "band", "team",
+                     "museum", "theatre", "theater", "newspaper", "magazine", "bank", "agency", "charity", "guild"})
+
+
+def title_called(m: Any, poss: Any) -> bool:
+    """Whether "the <noun>'s" (``poss``) is the passage's title, a firm or body the passage called that noun before:
+    "Orvane Pictures is a film studio … The studio's head office was in Tesselford" (an audit's KG held a node "head
+    office" of its own). Never in a person's passage."""
+    word = poss.lower_
+    if poss.pos_ != "NOUN" or word not in _CALLED or not m.title or not any(c.lower_ == "the" for c in poss.children) \
+            or m._title_person():
+        return False
+    return any(t.lower_ == word and t.dep_ == "attr" and t.i < poss.i and t.head.lemma_ == "be" and any(
+        c.dep_ == "nsubj" and m.mention_of.get(c.i, (0, 0, ""))[2] == "TITLE" for c in t.head.children) for t in m.doc)
+
+
 def holder_preps(m: Any, verb: Any) -> bool:
     """"The first winner of X was Y, in 1925, for a carriage clock": a copula's prepositions after a role noun's named
     holder are the holder's ("Y · winner in · 1925", "Y · winner for · carriage clock"), not the owner's (an audit's KG

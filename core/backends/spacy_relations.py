@@ -178,7 +178,7 @@ class _Piece(_Mentions):
         owner = self.subject(verb.head) if whose is not None else None
         held = lists.owned_copula_subject(verb) if copula and whose is None else None  # "The company's head office was in"
         if held is not None:
-            last = (self.title or "").lower().split()[-1:] == [held[1].lower_]  # "the company" in "… Company"
+            last = (self.title or "").lower().split()[-1:] == [held[1].lower_] or lists.title_called(self, held[1])
             whose, owner = held[0], (self.title or "", "TITLE") if last else self.mention(held[1])
         if owner is not None and whose is not None and owner[1] not in VALUE_LABELS:
             subjects, phrase, copula = [owner], whose if copula else f"{whose} {phrase}", False

@@ -215,6 +215,18 @@ def test_an_owned_short_subject_before_a_copula_and_a_place_is_the_owner_s(ex):
     assert "head office" not in nodes(got), got
 
 
+def test_the_studio_s_head_office_is_the_title_s_when_the_passage_called_the_title_a_studio(ex):
+    # audit 47: "Orvane Pictures is a film studio … The studio's head office was in Tesselford" gave a node
+    # "head office"; in a person's passage "the club's" stays the club's
+    got = triples(ex, "Orvane Pictures\nOrvane Pictures is a film studio founded in 1921 in the town of Marrowick. The "
+                      "studio's head office was in Tesselford, a market town to the north.")
+    assert ("Orvane Pictures", "head office in", "Tesselford") in got, got
+    assert "head office" not in nodes(got), got
+    got = triples(ex, "Ada Brell\nAda Brell was a footballer for Kestrel Rovers, a club in Dunmore. The club's ground "
+                      "was in Harwick.")
+    assert not [t for t in got if t[0] == "Ada Brell" and "ground" in t[1]], got
+
+
 def test_a_copula_s_prepositions_after_a_role_s_named_holder_are_the_holder_s(ex):
     # audit 46: "The first winner of X was Y, in 1925, for a carriage clock" gave "X · was for · carriage clock"
     got = triples(ex, "Golden Escapement Award\nThe Golden Escapement Award is a prize for clock makers. The first "
