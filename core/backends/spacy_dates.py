@@ -16,9 +16,11 @@ from typing import Any
 from core.backends.spacy_mentions import _NOT_NAMES
 
 #: verbs whose date is the subject's alone: "won the Chess World Cup in 2009" is no date of the cup (won every year),
-#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party
+#: "left the White House in 1961", "joined the Christian Democratic Union in 1981" none of the house or the party; and
+#: their -ing forms ("After leaving Orvane Pictures in 1945 she taught …": her leaving, no "Orvane Pictures · leaving in")
 SUBJECTS_DATE = frozenset({"left", "leave", "leaves", "joined", "join", "joins", "rejoined", "won", "win", "wins",
-                           "visited", "entered", "attended", "reached", "adopted"})
+                           "visited", "entered", "attended", "reached", "adopted", "leaving", "joining", "rejoining",
+                           "winning", "visiting", "entering", "attending", "reaching", "adopting"})
 #: verbs of getting a thing given: an "it" they take gets no date ("Petra Fenwick, who received it in 1891": hers)
 RECEIVES = frozenset({"received", "receive", "receives", "got", "earned", "gained", "accepted", "collected"})
 #: verbs that bring their object into being, by their forms (the pinned pipeline has no lemmatizer): the date is the

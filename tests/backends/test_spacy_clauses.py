@@ -54,3 +54,15 @@ def test_a_date_of_an_active_verb_is_its_named_objects_too(ex):
                       "the Varn Cup in 40 years.")
     assert ("Ada Voss", "won in", "1950") in got, got
     assert not any(h in ("Kell Medal", "Varn Cup") for h, _, _ in got), got
+
+
+def test_the_date_of_an_adverbial_ing_clause_is_the_main_subject_s_not_its_object_s(ex):
+    # audit 47: "After leaving Orvane Pictures in 1945 she taught acting at …" gave "Orvane Pictures · leaving in ·
+    # 1945" (the studio did not leave); the leaving is hers, as "She left X in 1945" is
+    got = triples(ex, "Mirela Daskov\nMirela Daskov was an actress. After leaving Orvane Pictures in 1945 she taught "
+                      "acting at the Fellgrave Drama School.")
+    assert ("Mirela Daskov", "leaving in", "1945") in got, got
+    assert not any(h == "Orvane Pictures" for h, _, _ in got), got
+    got = triples(ex, "Lucan Ferreby\nLucan Ferreby was a cinematographer. Before joining Orvane Pictures in 1933 he "
+                      "worked for a newspaper.")
+    assert not any(h == "Orvane Pictures" for h, _, _ in got), got
