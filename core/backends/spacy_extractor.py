@@ -205,7 +205,9 @@ class SpacyExtractor:
     # the workshop that became X" no "<he> became X", "The company's head office was in X" the company's "head office in"
     # v40: European given names ("Tomasz") count, and a surname is the full name the model tagged ORG ("Tomasz Vellaric");
     # "The first winner of X was Y, in 1925, for Z" Y's "winner in"/"winner for", not X's "was for"
-    model_id = f"spacy-v40:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v41: a person-titled passage's surname that is a subject is the title whatever its label ("Quenby" GPE), "Under
+    # X ownership" the one firm X names or no node, "the studio's head office" the studio title's, "leaving X in" no X date
+    model_id = f"spacy-v41:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
