@@ -40,6 +40,7 @@ class _Collected:
         #: bare words a mention of which only qualifies a family noun ("Under Keswin ownership", "the Keswin name"):
         #: the one firm the passage names with that word, else no node (:meth:`aliases`)
         self.family: set[str] = set()
+        self.unqualified: set[str] = set()  # names with a mention that qualifies no family noun
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
@@ -53,6 +54,8 @@ class _Collected:
             root = piece.doc[span[0]:span[1]].root
             if span[2] and root.dep_ in ("compound", "nmod") and root.head.lower_ in _FAMILY_NOUNS:
                 self.family.add(piece.text_of(span))
+            elif span[2]:  # "Knott added …" beside "the Knott family": a name of its own
+                self.unqualified.add(piece.text_of(span))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
                 name = piece.text_of(span)
                 if _good_name(name):
@@ -106,7 +109,10 @@ class _Collected:
         with those words and a firm's head ("Marrick and Stoll Holdings"). A bare word that two or more names of the passage
         start with, one a firm's or a person's and none a place's ("Pellow" of "Pellow Typewriter Company" and "Pellow
         Medal"; no acronym), is the one person named with it as
-        surname ("Anselm Pellow"); with none or several, the title links to no such word (:attr:`unlinked`). Dates and numbers are never aliased.
+        surname ("Anselm Pellow"); with none or several, the title links to no such word (:attr:`unlinked`). A bare word that
+        only qualifies a family noun ("Under Keswin ownership") is the one firm the passage names with it, else (with
+        namesakes) no node. A person title's surname the small model tagged a place is the title where it is a clause's
+        subject ("Quenby worked as …"), the title all capitalised ("Steel industry in China" is no person's). Dates and numbers are never aliased.
         """
         def words(name: str) -> tuple[str, ...]:
             return tuple(normalize_name(canonical_entity(name)).split())
@@ -126,8 +132,11 @@ class _Collected:
         firsts += [(words(n), n) for n, lab in labels_of.items() if lab and n[:1].isupper()]
         out: dict[str, str] = {}
         family: set[str] = set()  # "Keswin" of "Under Keswin ownership": the one firm, else the namesakes' word
-        for name in self.family:
+        for name in self.family - self.unqualified:
             w = words(name)
+            if self.labels.get(name) == "NORP" or not any(  # "the Tuareg name"; "the Calvert family" its
+                    len(fw) > 1 and w and w[0] in (fw[0], fw[-1]) for fw, _ in firsts):  # only node: kept
+                continue
             firms = {f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0] and (labels_of.get(f) == "ORG" or (
                          f == self.title and not self.title_person))} if len(w) == 1 else set()
             if len(firms) == 1:
@@ -151,7 +160,8 @@ class _Collected:
             targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and (
                            f != self.title or self.title_person)) or (  # "Quenby worked …" (GPE) in "Halvard Quenby"
-                           f == self.title and self.title_person and name in self.subjects))}
+                           f == self.title and self.title_person and name in self.subjects and all(
+                               x[:1].isupper() for x in f.split(" (", 1)[0].split())))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \
                     and all(x in _GENERIC_HEADS for x in title_words[len(w):]):
                 targets.add(str(self.title))

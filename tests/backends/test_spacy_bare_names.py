@@ -362,6 +362,19 @@ def test_a_surname_the_model_tagged_a_place_is_the_person_title_when_it_is_a_sub
     got = triples(ex, "Anna Corland\nAnna Corland was a painter. In 1920 she moved to Corland, a town on the coast, "
                       "where she painted harbours.")
     assert not [t for t in got if t[2] == "Anna Corland" and t[1] != "mentions"], got
+    # MuSiQue: a place's title is no person's ("Steel industry in China … China was the largest producer")
+    got = triples(ex, "Steel industry in China\nIn 2011 China was the largest producer of steel in the world producing 45% "
+                      "of the world's steel, 683 million tons, an increase of 9% from 2010. 6 of 10 of largest steel "
+                      "producers in the world are in China. Profits are low despite continued high demand due to high debt "
+                      "and overproduction of high end products produced with the equipment financed by the high debt. The "
+                      "central government is aware of this problem but there is no easy way to resolve it as local "
+                      "governments strongly support local steel production. Meanwhile, each firm aggressively increases "
+                      "production. Iron ore production kept pace with steel production in the early 1990s but was soon "
+                      "outpaced by imported iron ore and other metals in the early 2000s. Steel production, an estimated "
+                      "140 million tons in 2000 increased to 419 million tons in 2006. Much of the country's steel output "
+                      "comes from a large number of small - scale producing centers, one of the largest being Anshan in "
+                      "Liaoning.")
+    assert ("China", "was", "largest producer") in got, got
 
 
 def test_a_bare_family_word_before_ownership_or_name_is_the_one_firm_it_names(ex):
@@ -377,3 +390,7 @@ def test_a_bare_family_word_before_ownership_or_name_is_the_one_firm_it_names(ex
     got = triples(ex, "Tarrow Mill\nTarrow Mill was a weaving mill in Lessing. Its founders were Anselm Pellan and "
                       "Ruth Pellan, who sold it in 1950. Later owners kept the Pellan name on the sailcloth they made.")
     assert "Pellan" not in nodes(got), got
+    # MuSiQue: a family word the passage names nothing else with is the family's only node; kept
+    got = triples(ex, "Maryland Toleration Act\nThe Maryland Toleration Act was a law passed in 1649. The Calvert "
+                      "family sought enactment of the law to protect Catholic settlers.")
+    assert ("Maryland Toleration Act", "mentions", "Calvert") in got, got
