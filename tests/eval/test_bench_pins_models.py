@@ -65,3 +65,27 @@ def test_a_pin_is_a_copy_with_the_same_stamp_and_a_start_without_a_model_pins_th
     empty = pin(ws, b, None, tmp_path / "pin")  # taken again: what is installed now (nothing)
     assert empty is not None and next(iter(stamp(ws, b, empty).values())).startswith("none")
     assert pin(ws, b, empty, tmp_path / "other") is None  # a folder the config names is the user's, left as it is
+
+
+def test_a_runs_notice_is_the_state_it_pinned_not_the_disk_midway(tmp_path):
+    """Audit 48 trained ReG while a benchmark ran (the new model kept aside): the report said "no ReG@Triple model is
+    trained" on 6 questions and "… was kept aside" on the other 6, the notice read from the disk per question. A run
+    that started with no model says so on every question, whatever training does meanwhile; one that started with a
+    model kept aside says that."""
+    from core.methods.reg.keep import aside_dir
+    from core.methods.reg.pipeline import KEPT_ASIDE_NOTICE, NOT_TRAINED_NOTICE
+    from core.methods.run import run_method
+
+    ws, b = _trained_demo(tmp_path)
+    shutil.move(default_model_dir(ws), tmp_path / "trained")  # no model when the run starts
+    cfg = pin(ws, b, None, tmp_path / "pin")
+    shutil.copytree(tmp_path / "trained", aside_dir(default_model_dir(ws)))  # a training midway keeps one aside
+    question = load_questions(ws)[0].question
+
+    def notices(config) -> list[str]:  # type: ignore[no-untyped-def]
+        r = run_method("reg", question, ws, b, config=config)
+        return [s.data["notice"] for s in r.trace.steps if s.data.get("notice")]
+
+    assert notices(cfg) == [NOT_TRAINED_NOTICE]
+    assert notices(None) == [KEPT_ASIDE_NOTICE]  # unpinned: what the disk holds now
+    assert notices(pin(ws, b, None, tmp_path / "pin2")) == [KEPT_ASIDE_NOTICE]  # a run started now says it

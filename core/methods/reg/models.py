@@ -28,7 +28,9 @@ from core.methods.reg.retriever import (
     MAX_MANIFEST_BYTES,
     MAX_WEIGHTS_BYTES,
     MODEL_FILE,
+    default_model_dir,
     find_model_dir,
+    is_model_folder,
     read_manifest,
 )
 
@@ -102,6 +104,9 @@ def trained_on(workspace: Workspace, backends: Backends, config: object) -> froz
 
 #: Marks a folder :func:`pin` made, and names the folder it was taken from.
 PIN_FILE = "pinned-from.txt"
+#: In a pin: present when, at pin time, a retriever trained for the workspace was kept aside (its notice then says so for
+#: every question of the run; read from the disk per question, a training mid-run split one run's notices in two: audit 48)
+PIN_ASIDE_FILE = "kept-aside-then.txt"
 
 
 def pin(workspace: Workspace, backends: Backends, config: object, into: Path) -> RegConfig | None:
@@ -129,7 +134,17 @@ def pin(workspace: Workspace, backends: Backends, config: object, into: Path) ->
             except OSError:
                 shutil.copyfile(src, into / name)
     (into / PIN_FILE).write_text(str(folder), encoding="utf-8")
+    from core.methods.reg.keep import aside_dir
+
+    aside = aside_dir(default_model_dir(workspace))  # where training keeps the workspace's own model aside
+    if cfg.retriever == "triple" and is_model_folder(aside):
+        (into / PIN_ASIDE_FILE).write_text(str(aside), encoding="utf-8")
     return cfg.with_(model=str(into))
+
+
+def aside_at_pin(folder: str | Path) -> bool:
+    """Whether the pin ``folder`` (:func:`pin`) was taken while a retriever trained for the workspace was kept aside."""
+    return (Path(folder) / PIN_ASIDE_FILE).is_file()
 
 
 def is_pin(folder: str | Path) -> bool:

@@ -206,10 +206,13 @@ def run(query: str, workspace: Workspace, *, config: RegConfig | None = None, ba
             scores = edge_rows[edges] @ qvec if edges.size else np.zeros(0, np.float32)
             name, scorer = "cosine", scorer_label(None)
             from core.methods.reg.keep import aside_dir
-            from core.methods.reg.models import is_pin
+            from core.methods.reg.models import aside_at_pin, is_pin
             from core.methods.reg.retriever import default_model_dir, is_model_folder
 
-            if not entity and (not cfg.model or is_pin(cfg.model)) and is_model_folder(aside_dir(default_model_dir(workspace))):
+            # a benchmark's pin says what was kept aside when the run started, as it says which model it scores with
+            aside = aside_at_pin(cfg.model) if cfg.model and is_pin(cfg.model) else \
+                not cfg.model and is_model_folder(aside_dir(default_model_dir(workspace)))
+            if not entity and aside:
                 said.update(notice=KEPT_ASIDE_NOTICE, notice_app=KEPT_ASIDE_NOTICE_APP)
             else:
                 said.update(notice=NOT_TRAINED_NOTICE, notice_app=NOT_TRAINED_NOTICE_APP)
