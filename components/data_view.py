@@ -430,7 +430,7 @@ def create_upload_ui(act: Active) -> None:
                              key=S.uploader_key(S.DATA_UPLOADS))
     # any type: a document dropped here is told where it goes (drop_check), not Streamlit's bare "text/plain files
     # are not allowed" (audit 44)
-    questions = st.file_uploader("Questions with gold evidence (optional, HippoRAG format JSON)",
+    questions = st.file_uploader("Questions with gold evidence (optional: JSON or JSONL, the forms below)",
                                  key=S.uploader_key(S.DATA_QUESTIONS), help=UPLOADER_HELP)
     create_questions_format_ui()  # an audit had to read core/index/questions.py to learn the keys
     # a file dropped twice counts once; two different files of one name are both built, the later renamed: said now

@@ -52,7 +52,7 @@ def create_questions_ui(act: Active) -> None:
         return
     # any type: a document dropped here is told where it goes, not Streamlit's bare "text/plain files are not
     # allowed" (audit 44 dropped its extra document on this uploader)
-    new = st.file_uploader("A questions file to use instead (HippoRAG format JSON, or JSONL)",
+    new = st.file_uploader("A questions file to use instead (JSON or JSONL with gold evidence)",
                            key=S.uploader_key(S.DATA_QUESTIONS_NEW),
                            help="It replaces the workspace's questions: write questions for the documents you added, "
                                 "or fix a gold title. It is read and matched to this workspace's passages first; one "

@@ -168,7 +168,7 @@ STEPS: tuple[TourStep, ...] = (
              "Every method of the app runs the same question on the same graph and backends, and the failure "
              "diagnosis reads each method's trace to say where the gold evidence was lost.",
              "The lesson at the top of the page, read from every method's run: where the gold passages ranked "
-             "and how many methods answered right (open **Why the wrong answers are wrong** under it for where "
+             "and how many methods answered right (open the fold under it for where "
              "each came from). Under it the summary table: recall, the verdict per method and the seconds; ✓ "
              "marks gold passages in each ranking. The verdict separates the two ways to fail: “ranked below the "
              "cut” and the like lost the evidence in retrieval, “retrieved, answer wrong” found it and the small "
@@ -306,10 +306,13 @@ STEPS: tuple[TourStep, ...] = (
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
              "model's reading did not: the lesson at the top of the page says where each wrong date came from "
-             "(under **Why the wrong answers are wrong**).",
+             "(in the fold under the lesson).",
              lesson=True,
+             # the fold is named by the runs shown ("Why the wrong answers are wrong" or "… only partly right"): the
+             # step's text does not quote it (audit 48: a recording that changed would leave the text naming a fold
+             # that is not there)
              brief="Which methods found both gold passages (Lothair II, his mother)? Found and still wrong: the "
-                   "lesson's **Why the wrong answers are wrong** says where each date came from."),
+                   "fold under the lesson says where each date came from."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
              "differs, now that most of its answers are right, from the Keanu and Lothair questions.",
@@ -1115,9 +1118,14 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
             # an answer that holds the gold inside a sentence is partly right, not wrong: audit 47 read "Why the wrong
             # answers are wrong" over SG-RAG's right none-mode sentence on the Lothair step
             partly = bool(why) and all(r.right or r.match.partly_right for r in found.runs)
-            label = (f"{PARTLY_LABEL}, and what none mode quotes" if partly else
-                     f"{WRONG_LABEL}, and what none mode quotes" if why else
-                     "What none mode (no LLM) quotes" if found.extractive is not None else "More")
+            if own is not None:  # a page with its own lesson shows no answer: the fold holds the rest of its lines,
+                # then the method's answer (audit 48 read "Why the wrong answers are wrong" on GRanker's rankings)
+                label = ("More, and why the answer is only partly right" if partly else
+                         "More, and why the answer is wrong" if why else "More, and the answer")
+            else:
+                label = (f"{PARTLY_LABEL}, and what none mode quotes" if partly else
+                         f"{WRONG_LABEL}, and what none mode quotes" if why else
+                         "What none mode (no LLM) quotes" if found.extractive is not None else "More")
             # one per step: opened on step 13 it stayed open on step 14 (the same page), pushing that step's table
             # below a projector's fold (an audit)
             with st.expander(label, key=S.sub(S.TOUR, f"why-{t.step}")):
