@@ -129,6 +129,7 @@ def create_add_documents_ui(act: Active) -> None:
     files, repeated = unique_uploads(list(files or []))  # a file dropped twice is added once
     if repeated:
         st.info(md_escape(repeated), icon=":material/content_copy:")
+    blocked = _drop_notes(files)
     from core.index.insert import dropped_on_insert
 
     lost = dropped_on_insert(ws.path)
@@ -140,7 +141,7 @@ def create_add_documents_ui(act: Active) -> None:
         confirmed = st.checkbox("Drop them and add the documents", key=S.DATA_ADD_CONFIRM,
                                 help="Add documents stays off until this is ticked: the trained models above are "
                                      "deleted with the old graph.")
-    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:", disabled=not confirmed):
+    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:", disabled=not confirmed or blocked):
         show_add_job()
         return
     if not files:
@@ -180,6 +181,24 @@ def create_add_documents_ui(act: Active) -> None:
         show_add_job()
     else:
         st.session_state.pop(S.DATA_ADD_SENT, None)
+
+
+def _drop_notes(files: list) -> bool:
+    """What the Upload tab says of dropped files, said here too as they are dropped: an empty or unreadable file that
+    adding will leave out, a questions file dropped as a document (audit 48 learned of its empty file only after the
+    add). Whether adding cannot run (then the button is off)."""
+    if not files:
+        return False
+    from components.data_view import drop_check, empty_upload_notes
+
+    problem, _, unreadable = drop_check(files, None, key=S.DATA_ADD_DROP_CHECK)
+    block, left_out = empty_upload_notes(files, unreadable, doing="adding")
+    for text in (problem, block):
+        if text:
+            st.error(md_escape(text), icon=":material/block:")
+    if left_out:
+        st.warning(md_escape(left_out), icon=":material/warning:")
+    return bool(problem or block)
 
 
 def show_add_job() -> None:

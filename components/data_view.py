@@ -601,15 +601,18 @@ def empty_uploads(files: list) -> list[str]:
 _DOCUMENT_SUFFIXES = (".txt", ".md", ".markdown", ".pdf", ".html", ".htm", ".xhtml", ".docx")
 
 
-def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None) -> tuple[str, str]:
+def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None, *,
+                       doing: str = "the build") -> tuple[str, str]:
     """``(blocking, left_out)`` for the dropped files with no text (:func:`empty_uploads`) and those the build cannot
     read (``unreadable``: name → the build's message, :func:`unreadable_uploads`): why the build cannot run — no file
     is left to read, or such a file is no document (the build reads it and stops) — else the documents the build
-    will leave out; ``""`` for what does not apply. Says what the build then does."""
+    will leave out; ``""`` for what does not apply. Says what the build (``doing``: "adding", for Add documents)
+    then does."""
     blank = empty_uploads(files)
     bad = {n: why for n, why in (unreadable or {}).items() if n not in blank}
     if not blank and not bad:
         return "", ""
+    first = doing[:1].upper() + doing[1:]  # the sentence's first word
 
     def are(names: list[str]) -> str:
         return f"{', '.join(names)} {'is' if len(names) == 1 else 'are'} empty"
@@ -625,21 +628,21 @@ def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None)
     names = [*blank, *bad]
     if len(names) >= len(files):
         if not bad:
-            return (f"{are(blank)}, so the build cannot run: there is no text to build from. Drop a file with text, "
+            return (f"{are(blank)}, so {doing} cannot run: there is no text to build from. Drop a file with text, "
                     "or the file again with its text."), ""
-        return (f"{said(names)}. So the build cannot run: no file can be read. Drop a UTF-8 text file instead (a "
+        return (f"{said(names)}. So {doing} cannot run: no file can be read. Drop a UTF-8 text file instead (a "
                 "binary file's text saved as .txt, or the document itself: PDF, Word, HTML, Markdown)."), ""
     data = [n for n in names if base_suffix(Path(n)) not in _DOCUMENT_SUFFIXES]
     if data:
         if not bad:
-            return (f"{are(data)}, so the build cannot run: it leaves out an empty document, never an empty data "
+            return (f"{are(data)}, so {doing} cannot run: it leaves out an empty document, never an empty data "
                     f"file. Remove {it(data)} (×), or drop the file again with its content."), ""
-        return (f"{said(data)}. So the build cannot run: it leaves out a document it cannot read, never a data "
+        return (f"{said(data)}. So {doing} cannot run: it leaves out a document it cannot read, never a data "
                 f"file. Remove {it(data)} (×), or drop the file again as UTF-8 text."), ""
     if not bad:
-        return "", (f"{are(blank)}: the build will leave {it(blank)} out. Remove {it(blank)} (×), or drop the file "
+        return "", (f"{are(blank)}: {doing} will leave {it(blank)} out. Remove {it(blank)} (×), or drop the file "
                     "again with its text.")
-    return "", (f"{said(names)}. The build will leave {it(names)} out. Remove {it(names)} (×), or drop the file "
+    return "", (f"{said(names)}. {first} will leave {it(names)} out. Remove {it(names)} (×), or drop the file "
                 "again as UTF-8 text.")
 
 
@@ -648,18 +651,18 @@ def dropped_files_problem(files: list, questions: Any) -> str:
     return drop_check(files, questions)[0]
 
 
-def drop_check(files: list, questions: Any) -> tuple[str, str, dict[str, str]]:
+def drop_check(files: list, questions: Any, *, key: str = S.DATA_DROP_CHECK) -> tuple[str, str, dict[str, str]]:
     """What is wrong with the files as they are dropped on the uploaders, so a corpus on the questions uploader is
     told at once, not after Build (:func:`_swapped_files_problem`), and the questions' gold titles that match no
     title of the dropped documents, named with the nearest one (:func:`unmatched_gold_note`; "" when the titles
     cannot be told before the build), and the dropped text files the build cannot read, each with the build's own
     message (:func:`unreadable_uploads`). Checked once per set of dropped files (the session keeps the answer); the
-    copies it reads are deleted at once."""
+    copies it reads are deleted at once. ``key``: where the session keeps the answer (one per uploader)."""
     if not files and questions is None:
         return "", "", {}
     ident = tuple((f.file_id, f.name, f.size) for f in files) + ((questions.file_id, questions.name, questions.size)
                                                                 if questions is not None else ())
-    kept = st.session_state.get(S.DATA_DROP_CHECK)
+    kept = st.session_state.get(key)
     if kept is not None and kept[0] == ident and len(kept) > 3:
         return str(kept[1]), str(kept[2]), dict(kept[3])
     from core.index.gold_titles import documents_unmatched_gold
@@ -673,7 +676,7 @@ def drop_check(files: list, questions: Any) -> tuple[str, str, dict[str, str]]:
             unmatched = unmatched_gold_note(documents_unmatched_gold(paths, qpath), "in these documents")
     finally:
         drop()
-    st.session_state[S.DATA_DROP_CHECK] = (ident, problem, unmatched, unreadable)
+    st.session_state[key] = (ident, problem, unmatched, unreadable)
     return problem, unmatched, unreadable
 
 

@@ -37,12 +37,13 @@ def test_add_documents_to_the_active_corpus_workspace(home: Path, tmp_path: Path
     assert not at.exception, [e.value for e in at.exception]
     assert any(plain(h.value) == "Add documents to “Films *of* <b>Keanu</b>”" for h in at.subheader)  # escaped
 
-    empty = ("empty.txt", b"  \n", "text/plain")
-    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(empty)
+    # a file only reading it shows broken (an empty one is named as it is dropped, the button off: the test below)
+    broken = ("cut.jsonl", b'{"title": "John Wick", "text": "Keanu', "application/json")
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(broken)
     at.button(key=S.DATA_ADD).click().run()
     assert not at.exception
     errors = [plain(e.value) for e in at.error]
-    assert any("Could not add the documents." in e and "the document is empty" in e for e in errors), errors
+    assert any("Could not add the documents." in e and "cut.jsonl" in e for e in errors), errors
     assert Workspace.open(target).graph.n_chunks == 2
     # the refused file left the upload box (a new uploader), so the next add counts only what is chosen then (audit
     # 47 read "Adding 3 documents" for one new file beside the two refused before)
@@ -170,3 +171,20 @@ def test_questions_written_after_an_add_replace_the_workspace_s_questions(home: 
     assert any("has 1 question (from after_add.json" in plain(c.value) for c in at.caption), \
         [c.value for c in at.caption]
     assert json.loads((target / "questions.json").read_text())[0]["id"] == "q11"
+
+
+def test_an_empty_file_dropped_to_add_is_named_at_once(home: Path, tmp_path: Path, monkeypatch) -> None:
+    """The Upload tab names an empty file as it is dropped; Add documents said nothing until after the add (audit 48):
+    now it says so at drop, and with only empty files the button is off."""
+    _corpus_workspace(home, tmp_path, monkeypatch)
+    at = run_page("pages/data.py")
+    at.sidebar.selectbox(key=S.widget_key(S.WORKSPACE)).set_value("films").run()
+    good = ("b.jsonl", "\n".join(map(json.dumps, B)).encode(), "application/json")
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value([good, ("empty.txt", b"  \n", "text/plain")]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("empty.txt is empty: adding will leave it out" in plain(w.value) for w in at.warning), \
+        [w.value for w in at.warning]
+    assert not at.button(key=S.DATA_ADD).disabled
+    at.file_uploader(key=S.DATA_ADD_UPLOADS).set_value(("empty.txt", b"  \n", "text/plain")).run()
+    assert any("empty.txt is empty, so adding cannot run" in plain(e.value) for e in at.error), [e.value for e in at.error]
+    assert at.button(key=S.DATA_ADD).disabled
