@@ -214,9 +214,9 @@ def show_add_job() -> None:
         return
     try:
         result = job.result()
-    except (InputFormatError, InputReadError) as exc:  # no file could be read: they leave the upload box (each is named here), so
-        # the next add counts only the files chosen then (audit 47 read "Adding 3 documents" for one new file beside
-        # the two just refused)
+    except (InputFormatError, InputReadError) as exc:  # no file could be read: they leave the upload box (the
+        # message names each), so the next add counts only the files chosen then (audit 47 read "Adding 3 documents"
+        # for one new file beside the two just refused)
         st.session_state[S.DATA_ADDED_MESSAGE] = ("error", f"Could not add the documents. {error_text(exc)} The "
                                                   "workspace is as it was, and these files were taken off the upload "
                                                   "box: choose readable ones and add them again.")
