@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "NO_LLM_ANSWER_S", "SIZE_SCALING", "Estimate", "default_seconds", "earlier_runs", "estimate_run",
+__all__ = ["DEFAULT_OVERHEAD", "DEFAULT_SECONDS", "NO_LLM_ANSWER_S", "NO_LLM_FLOOR", "SIZE_SCALING", "Estimate", "default_seconds", "earlier_runs", "estimate_run",
            "pairs_done", "remaining_estimate"]
 
 #: Seconds per question of each method on the MuSiQue sample (1,890 passages) without a live LLM (the recorded
@@ -38,6 +38,14 @@ SIZE_SCALING = {"rerank": (100, 0.05), "ppr": (1890, 0.3), "hipporag2": (1890, 0
 #: Measured in audits' runs of all eight methods: 0.25–0.31 s at load 4.8 (12 questions), 0.46–0.74 s at load 6.3
 #: (MuSiQue, 100), 0.84–1.1 s at load 8.5 (12); about 0.25 s on a quieter machine.
 NO_LLM_ANSWER_S = 0.25
+#: Seconds per question of each method without an LLM, its extractive answer included, on an invented 8-file corpus:
+#: the quickest of the three quietest audits' first runs (audits 40, 44 and 47: 11–12 questions × 8 methods, load
+#: 1.3–2.7; audit 40's figures here). A run without an LLM is never quicker than these (its cross-encoder scores every
+#: pair and its answer reads the passages anew), however small the workspace: the scaled defaults above were half of
+#: what nine audits' first runs took (FastInsight 1.95 s a question estimated, 3.2–9 s run; audit 47 estimated 57 s
+#: and ran 84.5 s).
+NO_LLM_FLOOR = {"dense": 0.5, "rerank": 0.66, "ppr": 0.29, "hipporag2": 0.28, "fastinsight": 3.24, "bubblerag": 0.34,
+                "sgrag": 0.29, "reg": 0.28}
 #: A method this table lacks (one added since).
 UNKNOWN_METHOD_S = 1.0
 
@@ -129,8 +137,8 @@ class Estimate:
             basis.append(f"seconds measured on the MuSiQue sample (1,890 passages) for {', '.join(measured)}"
                          + (f", scaled to this workspace's {self.passages:,} passages for {', '.join(scaled)}"
                             if self.passages is not None and scaled and self.passages < 1890 else "")
-                         + (f", with {NO_LLM_ANSWER_S:g} s each for the extractive answer (no LLM)"
-                            if self.no_llm else ""))
+                         + (f", with {NO_LLM_ANSWER_S:g} s each for the extractive answer (no LLM) and at least "
+                            "what an 8-file corpus's first run took" if self.no_llm else ""))
         per = ", ".join(f"{m} {self.per_question.get(m, 0.0):.2g} s" for m in self.methods)
         head = "at least " if self.lower_bound else "about "
         # a busy machine's range in the headline: an audit read "about 1 min 7 s" and waited 3 min 7 s at load 5.5,
@@ -226,8 +234,9 @@ def estimate_run(root: Path, workspace: str, llm: str, methods: Sequence[str], q
             sources[m], per[m], loads[m] = hit
         else:
             sources[m], per[m], loads[m] = MEASURED, default_seconds(m, passages), None
-            if llm == "none":  # the defaults are the recorded LLM's, whose answers cost nothing
-                per[m] += NO_LLM_ANSWER_S
+            if llm == "none":  # the defaults are the recorded LLM's, whose answers cost nothing; never below a
+                # small corpus's own first run (NO_LLM_FLOOR)
+                per[m] = max(per[m] + NO_LLM_ANSWER_S, NO_LLM_FLOOR.get(m, 0.0))
     live_unknown = llm not in NO_LIVE_LLM and any(s == MEASURED for s in sources.values())
     pairs = questions * len(methods)
     timed = max(((min(int(t.get("pairs") or 0), pairs), -k, name, t) for k, (name, _, t, _c) in enumerate(runs)
