@@ -36,6 +36,35 @@ MARKER_ADVERBS = frozenset({"notably", "especially", "particularly", "chiefly", 
 _PLURAL = ("NNS", "NNPS")
 
 
+#: words that pick one of the people just named ("two daughters, and the elder, Sabeth Tollevane, ran …")
+_PICKS = frozenset({"elder", "eldest", "younger", "youngest", "older", "oldest"})
+
+
+def good_name(name: str) -> bool:
+    """A usable node name: has a letter or digit, balanced brackets, mostly Latin letters."""
+    if not name or not any(c.isalnum() for c in name) or len(name) > 200:
+        return False
+    if name.count("(") != name.count(")") or name.count("[") != name.count("]"):
+        return False
+    letters = [c for c in name if c.isalpha()]
+    return not letters or sum(c < "\u0250" for c in letters) >= 0.6 * len(letters)
+
+
+def picked_name(tok: Any) -> Any:
+    """The name after a comma that "the elder"/"the younger"/"the eldest"/"one of them" ``tok`` picks out of the people
+    just named: "The couple had two daughters, and the elder, Sabeth Tollevane, later ran the blending room" — the
+    elder is Sabeth, the subject of "ran" (an audit's KG read "<title> · is · Sabeth Tollevane" and "<title> · ran");
+    None for any other word."""
+    if tok.lower_ in _PICKS and tok.pos_ in ("NOUN", "ADJ"):
+        if not any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children):
+            return None
+    elif tok.lower_ != "one" or not any(c.dep_ == "prep" and c.lower_ == "of" and any(
+            p.lower_ in ("them", "whom", "these", "those") for p in c.children) for c in tok.children):
+        return None
+    return next((c for c in tok.children if c.dep_ == "appos" and c.pos_ == "PROPN" and c.i > tok.i
+                 and tok.doc[c.left_edge.i - 1].text == ","), None)
+
+
 def member_of(m: Any, tok: Any) -> Any:
     """The plural noun whose member the mention ``tok`` heads ("its paper mills, among them the Dwell Paper Mill" →
     "mills"): a marker (:data:`_MARKERS`) right before the name, a comma before the marker and a plural noun before

@@ -28,6 +28,7 @@ from core.backends import spacy_anaphora as ana
 from core.backends import spacy_lists as lists
 from core.backends import spacy_pronouns as pr
 from core.backends.spacy_kinds import THING_AGENTS
+from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
 from core.text import SAINTS, canonical_entity, clean_text, named_person, normalize_name
@@ -51,16 +52,6 @@ _EDGE_PUNCT = " \"'`“”‘’,;:-–—/"
 
 def doc_dep(tok: Any) -> str:
     return str(tok.dep_)
-
-
-def _good_name(name: str) -> bool:
-    """A usable node name: has a letter or digit, balanced brackets, mostly Latin letters."""
-    if not name or not any(c.isalnum() for c in name) or len(name) > 200:
-        return False
-    if name.count("(") != name.count(")") or name.count("[") != name.count("]"):
-        return False
-    letters = [c for c in name if c.isalpha()]
-    return not letters or sum(c < "\u0250" for c in letters) >= 0.6 * len(letters)
 
 
 class _Mentions:
@@ -175,8 +166,9 @@ class _Mentions:
         a duo" stays the Wachowskis. Without this, "the engineer" took the "the film" rule (a definite
         description is the title) and "designed by the engineer Sofia Marrow" gave "<title> is Sofia Marrow".
         """
-        if tok.pos_ != "NOUN":
-            return None
+        picked = lists.picked_name(tok)  # "the elder, Sabeth Tollevane, ran …": Sabeth, never "<title> is Sabeth"
+        if picked is not None or tok.pos_ != "NOUN":
+            return None if picked is None else self.mention(picked)
         past = lists.name_past_owned(tok) if tok.dep_ in ("dobj", "pobj") else None  # "an award in her memory, X"
         if past is not None and tok.i in (past[0].i, past[1].head.i):
             return self.mention(past[1]) if tok.i == past[0].i else None

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from core.backends.base import ExtractedTriple
-from core.backends.spacy_mentions import VALUE_LABELS, _good_name
+from core.backends.spacy_lists import good_name as _good_name
+from core.backends.spacy_mentions import VALUE_LABELS
 from core.backends.spacy_relations import _Piece
 from core.backends.spacy_repair import FIRM_HEADS
 from core.text import canonical_entity, named_person, normalize_name

@@ -19,3 +19,15 @@ def test_it_after_the_society_is_the_society_not_the_town(ex, opening):
     got = triples(ex, "Velmora", _TEXT.format(opening))
     assert ("Quorvath Astronomical Society", "awarded", "Lumen Medal") in got, got
     assert not any(h == "Velmora" and r.startswith("awarded") for h, r, _ in got), got
+
+
+def test_it_is_never_a_person_titled_passage_s_title_whose_given_name_no_list_knows(ex):
+    # audit 48: "The company bought leaf from small growers in the hills and blended it in a warehouse" in the passage
+    # "Ismar Tollevane" (no given name in the lists, "He was born …") gave "Verrow Leaf Company · blended · Ismar
+    # Tollevane"
+    got = triples(ex, "Ismar Tollevane", "Ismar Tollevane was a tea merchant and the founder of the Verrow Leaf "
+                  "Company. He was born in 1861 in the hill town of Dastmere. In 1889 Tollevane founded the Verrow Leaf "
+                  "Company in Quellhaven. The company bought leaf from small growers in the hills and blended it in a "
+                  "warehouse near the harbour.")
+    assert not [t for t in got if t[2] == "Ismar Tollevane" and t[1].startswith("blended")], got
+    assert ("Verrow Leaf Company", "bought from", "small growers") in got, got

@@ -235,3 +235,16 @@ def test_a_copula_s_prepositions_after_a_role_s_named_holder_are_the_holder_s(ex
     assert ("Lisbet Oranway", "winner of", "Golden Escapement Award") in got, got
     assert ("Lisbet Oranway", "winner for", "carriage clock") in got, got
     assert not any(h == "Golden Escapement Award" and r in ("was for", "was in") for h, r, _ in got), got
+
+
+def test_the_elder_with_a_name_after_its_comma_is_that_name_the_subject_never_is_the_title(ex):
+    # audit 48: "the elder, Sabeth Tollevane, later ran the blending room" gave "Ismar Tollevane · is · Sabeth
+    # Tollevane" and "Ismar Tollevane · ran · blending room"
+    got = triples(ex, "Ismar Tollevane\nIsmar Tollevane was a tea merchant. He married Oda Penrick in 1893. The couple "
+                      "had two daughters, and the elder, Sabeth Tollevane, later ran the blending room.")
+    assert ("Sabeth Tollevane", "ran", "blending room") in got, got
+    assert not [t for t in got if t[0] == "Ismar Tollevane" and t[1] in ("is", "ran")], got
+    got = triples(ex, "Corve Brothers\nCorve Brothers was a rope works run by three brothers. One of them, Ansel Corve, "
+                      "built the tar shed.")
+    assert ("Ansel Corve", "built", "tar shed") in got, got
+    assert not [t for t in got if t[0] == "Corve Brothers" and t[1] in ("is", "built")], got
