@@ -75,6 +75,12 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
         if start < end:
             for i in range(start, end):
                 out[i] = (start, end, "")
+    for t in doc:  # "the group sold the rope works": the parser tagged "works" a verb yet made it the object
+        if t.pos_ == "VERB" and t.dep_ in ("dobj", "pobj") and t.i not in out and t.left_edge.dep_ == "det" \
+                and all(x.dep_ in ("compound", "amod") for x in doc[t.left_edge.i + 1:t.i]):
+            start = t.left_edge.i + 1
+            for i in range(start, t.i + 1):
+                out[i] = (start, t.i + 1, "")
     covered = 0
     for ent in doc.ents:  # entities win over the chunks they overlap ...
         if ent.start < covered:

@@ -248,3 +248,12 @@ def test_the_elder_with_a_name_after_its_comma_is_that_name_the_subject_never_is
                       "built the tar shed.")
     assert ("Ansel Corve", "built", "tar shed") in got, got
     assert not [t for t in got if t[0] == "Corve Brothers" and t[1] in ("is", "built")], got
+
+
+def test_an_object_the_parser_tagged_a_verb_is_still_the_object(ex):
+    # audit 48: "Under Dorran the group sold the rope works" ("works" tagged VBZ, yet the object) gave only
+    # "Calloran Group · sold under · Dorran"
+    got = triples(ex, "Calloran Group\nThe Calloran Group is a holding company based in the city of Brenhallow. Hester "
+                      "Calloran led the group until 1990, when her nephew Dorran Calloran took over. Under Dorran the "
+                      "group sold the rope works but kept the tea business.")
+    assert ("Calloran Group", "sold", "rope works") in got, got
