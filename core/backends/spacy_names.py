@@ -74,17 +74,22 @@ class _Collected:
         k = next((i for i, w in enumerate(raw) if not w[:1].isupper()), len(raw))
         return 0 < k < len(raw) and all(w.isalpha() and w.islower() for w in raw[k:]) and name.split() == raw[:k]
 
-    def _starts_name(self, full: str, label: str, full_label: str) -> bool:
+    def _starts_name(self, full: str, label: str, full_label: str, name: str = "") -> bool:
         """Whether a bare first word labelled ``label`` may stand for ``full``: a person's given name (a name
         :func:`~core.text.named_person` reads as a person's; not a king's "Lothair" of "Lothair II"), or a firm's first
         word ("Dunmere Holdings"); never a thing named after a place ("Brannock Carillon", "Batesville Regional
-        Airport", whose title line the small model tags PERSON) nor a name going on in lower case ("Wren roadster")."""
+        Airport", whose title line the small model tags PERSON) nor a name going on in lower case ("Wren roadster");
+        a PERSON-tagged word is the PERSON-tagged person, not the title, named in full before it ("her nephew Dorran
+        Calloran took over. Under Dorran …", no given name in the lists); "Ashgrove" is the "Ashgrove Trading House"."""
         raw = full.split(" (", 1)[0].split()
         if len(raw) < 2 or not raw[1][:1].isupper() or all(x.lower() in _NAME_SUFFIXES for x in raw[1:]):
             return False
         # a person's by a given name first (the small model tags "Dandi Satyagraha", and a title line, PERSON)
         person = (full_label == "PERSON" or full == self.title) and named_person(" ".join(raw))
-        return (person and label in ("PERSON", "")) or raw[-1].lower() in _FIRM_HEADS
+        person = person or (full_label == label == "PERSON" and full != self.title and name in self.order
+                            and self.order.get(full, self.order[name]) < self.order[name])
+        return (person and label in ("PERSON", "")) or raw[-1].lower() in _FIRM_HEADS or (
+            full_label == "ORG" and raw[-1].lower() in _HOUSE_HEADS and any(x.lower() in _FIRM_HEADS for x in raw[1:-1]))
 
     def aliases(self) -> dict[str, str]:
         """Short names that stand for a longer name of the same passage: ``{"Snow": "Hank Snow"}``.
@@ -170,7 +175,7 @@ class _Collected:
                 starts = {fw: f for fw, f in firsts if len(fw) > 1 and fw[0] == w[0]}  # one name only: no
                 # "Sapporo" among "Sapporo Sugar Company", "Sapporo Beer Garden", …
                 if len(starts) == 1 and label not in _PLACE_LABELS and self._starts_name(
-                        next(iter(starts.values())), label, labels_of.get(next(iter(starts.values())), "")):
+                        next(iter(starts.values())), label, labels_of.get(next(iter(starts.values())), ""), name):
                     out[name] = starts.popitem()[1]
                     continue
             if label == "ORG" and len(w) == 1 and 1 < len(title_words) < 4 and title_words[-1] == w[0] \

@@ -394,3 +394,19 @@ def test_a_bare_family_word_before_ownership_or_name_is_the_one_firm_it_names(ex
     got = triples(ex, "Maryland Toleration Act\nThe Maryland Toleration Act was a law passed in 1649. The Calvert "
                       "family sought enactment of the law to protect Catholic settlers.")
     assert ("Maryland Toleration Act", "mentions", "Calvert") in got, got
+
+
+def test_a_bare_first_word_is_a_trading_house_and_a_person_named_in_full_before_it(ex):
+    # audit 48: "… sold to the Ashgrove Trading House. Ashgrove kept the Verrow name …" gave a node "Ashgrove" ("house"
+    # is no firm head alone), and "her nephew Dorran Calloran took over. Under Dorran …" a node "Dorran" ("Dorran" is
+    # in no given-name list)
+    got = triples(ex, "Verrow Leaf Company\nThe Verrow Leaf Company is a tea blending firm based in Quellhaven. In 1951 "
+                      "the company was sold to the Ashgrove Trading House. Ashgrove kept the Verrow name but moved the "
+                      "blending room to a new site in the town of Fenlow.")
+    assert "Ashgrove" not in nodes(got), got
+    assert ("Ashgrove Trading House", "kept", "Verrow name") in got, got
+    got = triples(ex, "Calloran Group\nThe Calloran Group is a holding company based in the city of Brenhallow. Hester "
+                      "Calloran led the group until 1990, when her nephew Dorran Calloran took over. Under Dorran the "
+                      "group sold the rope works but kept the tea business.")
+    assert "Dorran" not in nodes(got), got
+    assert ("Calloran Group", "sold under", "Dorran Calloran") in got, got
