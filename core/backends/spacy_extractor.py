@@ -207,7 +207,9 @@ class SpacyExtractor:
     # "The first winner of X was Y, in 1925, for Z" Y's "winner in"/"winner for", not X's "was for"
     # v41: a person-titled passage's surname that is a subject is the title whatever its label ("Quenby" GPE), "Under
     # X ownership" the one firm X names or no node, "the studio's head office" the studio title's, "leaving X in" no X date
-    model_id = f"spacy-v41:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v42: "the elder, X," and "one of them, X," are X, "it" never a person title with no listed given name, an object
+    # tagged a verb ("the rope works") kept, "Ashgrove" the "Ashgrove Trading House" and "Dorran" the "Dorran Calloran"
+    model_id = f"spacy-v42:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
