@@ -65,9 +65,10 @@ def made_person(m: Any, mention: tuple[str, str]) -> bool:
     m._subjects_ready()  # not the PERSON label alone: the small model tags "Enola Gay" and "Tully Falls" PERSON
     if mention[1] == "TITLE":  # a "he" with no one before it falls back to the title: "Thinking Out Loud" got one
         # or a title called "he"/"she" that a PERSON-tagged or "born" subject names ("Ismar Tollevane", no given name
-        # in the lists: "The company bought leaf … and blended it" read "<company> · blended · Ismar Tollevane")
+        # in the lists: "The company bought leaf … and blended it" read "<company> · blended · Ismar Tollevane"), never
+        # one whose brackets name its kind ("Wonder Woman (2017 film)", tagged PERSON, "her debut": "It is the fourth …")
         return bool(m.title) and (m.title in m._people or (m.title in m._gender and (named_person(
-            m.title.split(" (")[0]) or (m._title_is_person and not m._title_thing))))
+            m.title.split(" (")[0]) or (m._title_is_person and not m._title_thing and "(" not in m.title))))
     return mention[0] in m._gender or mention[0] in m._people
 
 

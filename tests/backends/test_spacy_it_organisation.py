@@ -31,3 +31,9 @@ def test_it_is_never_a_person_titled_passage_s_title_whose_given_name_no_list_kn
                   "warehouse near the harbour.")
     assert not [t for t in got if t[2] == "Ismar Tollevane" and t[1].startswith("blended")], got
     assert ("Verrow Leaf Company", "bought from", "small growers") in got, got
+    # a title whose brackets name its kind stays a thing: "It is the fourth installment" is the film's
+    got = triples(ex, "Wonder Woman (2017 film)", "Wonder Woman is a 2017 American superhero film based on the DC Comics "
+                  "character of the same name. It is the fourth installment in the DC Extended Universe (DCEU). Wonder "
+                  "Woman is the second live action theatrical film featuring the titular character, following her debut "
+                  "in 2016's Batman v Superman: Dawn of Justice.")
+    assert ("Wonder Woman (2017 film)", "is", "fourth installment") in got, got
