@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends.spacy_lists import WORK_NOUNS
 from core.text import named_person
 
 #: role nouns that give a person in apposition a gender ("Kim's mother, Ana Kim, …": Ana Kim is a "she")
@@ -66,10 +67,15 @@ def made_person(m: Any, mention: tuple[str, str]) -> bool:
     if mention[1] == "TITLE":  # a "he" with no one before it falls back to the title: "Thinking Out Loud" got one
         # or a title called "he"/"she" that a PERSON-tagged or "born" subject names ("Ismar Tollevane", no given name
         # in the lists: "The company bought leaf … and blended it" read "<company> · blended · Ismar Tollevane"), never
-        # one whose brackets name its kind ("Wonder Woman (2017 film)", tagged PERSON, "her debut": "It is the fourth …")
+        # one whose brackets name a work ("Wonder Woman (2017 film)", tagged PERSON, "her debut": "It is the fourth …")
+        work = " (" in (m.title or "") and m.title.rstrip(")").split()[-1].lower() in _WORKS
         return bool(m.title) and (m.title in m._people or (m.title in m._gender and (named_person(
-            m.title.split(" (")[0]) or (m._title_is_person and not m._title_thing and "(" not in m.title))))
+            m.title.split(" (")[0]) or (m._title_is_person and not m._title_thing and not work))))
     return mention[0] in m._gender or mention[0] in m._people
+
+
+#: a title's bracketed kind that makes it a work, never a person: "Wonder Woman (2017 film)" (:func:`made_person`)
+_WORKS = WORK_NOUNS | {"series", "episode", "musical", "game", "character"}
 
 
 _WED = frozenset({"married", "wed", "marries", "weds"})
