@@ -108,8 +108,11 @@ def stage_uploads(files: list, questions: Any = None) -> tuple[list[Path], Path 
     return paths, qpath, drop
 
 
-def create_add_documents_ui(act: Active) -> None:
-    """Upload more documents into the active workspace; or say why this workspace cannot take them."""
+def create_add_documents_ui(act: Active, *, drop_notes: Callable[[list], bool]) -> None:
+    """Upload more documents into the active workspace; or say why this workspace cannot take them. ``drop_notes``
+    says what is wrong with the files as they are dropped and whether adding cannot run
+    (:func:`components.data_view.add_drop_notes`, the Upload tab's own checks: passed in, as that module imports
+    this one)."""
     ws = act.workspace
     st.subheader(f"Add documents to “{md_escape(ws.title)}”")
     show_outcome(S.DATA_ADDED_MESSAGE, S.DATA_ADDED_FILES, S.DATA_ADDED_WARNING)  # the last insert's, here by the button
@@ -129,7 +132,7 @@ def create_add_documents_ui(act: Active) -> None:
     files, repeated = unique_uploads(list(files or []))  # a file dropped twice is added once
     if repeated:
         st.info(md_escape(repeated), icon=":material/content_copy:")
-    blocked = _drop_notes(files)
+    blocked = drop_notes(files)
     from core.index.insert import dropped_on_insert
 
     lost = dropped_on_insert(ws.path)
@@ -181,24 +184,6 @@ def create_add_documents_ui(act: Active) -> None:
         show_add_job()
     else:
         st.session_state.pop(S.DATA_ADD_SENT, None)
-
-
-def _drop_notes(files: list) -> bool:
-    """What the Upload tab says of dropped files, said here too as they are dropped: an empty or unreadable file that
-    adding will leave out, a questions file dropped as a document (audit 48 learned of its empty file only after the
-    add). Whether adding cannot run (then the button is off)."""
-    if not files:
-        return False
-    from components.data_view import drop_check, empty_upload_notes
-
-    problem, _, unreadable = drop_check(files, None, key=S.DATA_ADD_DROP_CHECK)
-    block, left_out = empty_upload_notes(files, unreadable, doing="adding")
-    for text in (problem, block):
-        if text:
-            st.error(md_escape(text), icon=":material/block:")
-    if left_out:
-        st.warning(md_escape(left_out), icon=":material/warning:")
-    return bool(problem or block)
 
 
 def show_add_job() -> None:

@@ -646,6 +646,22 @@ def empty_upload_notes(files: list, unreadable: Mapping[str, str] | None = None,
                 "again as UTF-8 text.")
 
 
+def add_drop_notes(files: list) -> bool:
+    """What the Upload tab says of dropped files, said on Add documents too as they are dropped: an empty or unreadable
+    file that adding will leave out, a questions file dropped as a document (audit 48 learned of its empty file only
+    after the add). Whether adding cannot run (then its button is off)."""
+    if not files:
+        return False
+    problem, _, unreadable = drop_check(files, None, key=S.DATA_ADD_DROP_CHECK)
+    block, left_out = empty_upload_notes(files, unreadable, doing="adding")
+    for text in (problem, block):
+        if text:
+            st.error(md_escape(text), icon=":material/block:")
+    if left_out:
+        st.warning(md_escape(left_out), icon=":material/warning:")
+    return bool(problem or block)
+
+
 def dropped_files_problem(files: list, questions: Any) -> str:
     """:func:`_swapped_files_problem` for the files as they are dropped on the uploaders (see :func:`drop_check`)."""
     return drop_check(files, questions)[0]

@@ -37,7 +37,7 @@ with tab_stats:
 with tab_upload:
     dv.create_upload_ui(act)
     st.divider()
-    create_add_documents_ui(act)
+    create_add_documents_ui(act, drop_notes=dv.add_drop_notes)
     st.divider()
     create_questions_ui(act)
 with tab_export:
