@@ -76,14 +76,18 @@ def granker_headline(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *
     many GRanker moved up and down ("" without a gold item). An audit's lecturer found the GRanker step the only one
     without a headline, opening on a list of eight rank moves.
 
-    >>> granker_headline([("A", 1, 2, False), ("G", 3, 12, True), ("H", 9, 4, True)], 0.2)
+    The moves are counted as :func:`granker_lines` lists them: among the gold items in either top ``top`` (audit 49 read
+    "5 moved up, 4 down" over lines that listed 4 and 4: a gold node moved from rank 40 to 30 was counted here only).
+
+    >>> granker_headline([("A", 1, 2, False), ("G", 3, 12, True), ("H", 9, 4, True), ("K", 40, 30, True)], 0.2)
     "GRanker (α = 0.2): 1 gold node in its top 10, 2 in plain reranking's — 1 moved up, 1 down."
     """
     gold = [r for r in rows if r[3]]
     if not gold:
         return ""
     plain, ours = sum(p <= top for _, p, _, _ in gold), sum(g <= top for _, _, g, _ in gold)
-    up, down = sum(g < p for _, p, g, _ in gold), sum(g > p for _, p, g, _ in gold)
+    shown = [r for r in gold if min(r[1], r[2]) <= top]  # the gold items the lines list
+    up, down = sum(g < p for _, p, g, _ in shown), sum(g > p for _, p, g, _ in shown)
     return (f"GRanker (α = {alpha:g}): {ours} gold {unit if ours == 1 else unit + 's'} in its top {top}, {plain} in "
             f"plain reranking's — {up} moved up, {down} down.")
 

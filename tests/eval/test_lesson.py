@@ -435,3 +435,13 @@ def test_the_headline_counts_runs_that_read_the_evidence_and_right_answers_and_s
     quoted = [ShownRun("sgrag", "It stars Keanu Reeves as Neo and Hugo Weaving as Agent Smith.", (MATRIX, SMITH))]
     none = lesson(Q, quoted, GOLD, ["Hugo Weaving"], model="Without an LLM (none mode), the extractive step")
     assert none.headline() == "Gold evidence read by the answer: yes · answer holding the gold answer: yes."
+
+
+def test_the_granker_headline_counts_the_moves_its_lines_list():
+    """Audit 49: the GRanker step's headline read "5 moved up, 4 down" over lines that listed 4 and 4 — a gold node
+    moved from rank 40 to 30, outside both top 10s, was counted in the headline only."""
+    from core.eval.method_lessons import granker_headline, granker_lines
+
+    rows = [("A", 1, 2, False), ("G", 3, 12, True), ("H", 9, 4, True), ("K", 40, 30, True), ("L", 50, 60, True)]
+    head, first = granker_headline(rows, 0.2), granker_lines(rows, 0.2)[0]
+    assert head.endswith("— 1 moved up, 1 down.") and "moved 1 gold node up and 1 down" in first, (head, first)
