@@ -68,9 +68,9 @@ def question_box(questions: Sequence[str], *, key: str, custom_key: str = "", de
     workspace = rec.info.name if rec is not None else ""
     if rec is not None:
         S.follow_workspace(workspace, key, *([custom_key] if custom_key else []))  # each workspace keeps its own
-    handed = S.take_handoff()  # a Benchmark row, Compare's "Step through" button
+    handed = S.take_handoff()  # a Benchmark row, Compare's "Step through" button, a link's `q=`
     if handed is not None:
-        S.set_value(key, handed)
+        S.set_value(key, _by_id(handed, questions, rec) if rec is not None else handed)
     shared = S.workspace_question(workspace, key, _held(key, custom_key))
     if shared is not None:
         S.set_value(key, shared)
@@ -83,6 +83,16 @@ def question_box(questions: Sequence[str], *, key: str, custom_key: str = "", de
     S.share_question(workspace, key, question)
     deep_link.publish(question)  # the address bar links to this view
     return question
+
+
+def _by_id(handed: str, offered: Sequence[str], act: Active) -> str:
+    """``handed`` as a question's text: a link's ``q=q3`` names the workspace question with id "q3" (an audit's
+    link was read as the literal question "q3", with "no gold evidence"). A handed text that is a question offered
+    here stays itself, so an id never shadows a question that reads like one."""
+    if handed in offered:
+        return handed
+    by_id = {q.id: q.question for q in workspace_questions(act, warn=False) if q.id}
+    return by_id.get(handed.strip(), handed)
 
 
 def _held(key: str, custom_key: str) -> str | None:

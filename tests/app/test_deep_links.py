@@ -139,3 +139,13 @@ def test_a_page_reached_from_the_menu_writes_the_workspace_back_into_the_url(hom
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params.get("workspace") == "musique", dict(at.query_params)
+
+
+def test_a_link_may_name_a_workspace_question_by_its_id(home: Path) -> None:
+    """An audit opened ``/compare?…&q=q3`` and got "Your question: q3" with "no gold evidence": ``q`` may carry the
+    id of one of the workspace's questions, and the page then shows that question (and writes its text back)."""
+    at = _open("pages/compare.py", workspace="demo", q="lothair-mother")
+    assert [b.value for b in at.selectbox if b.label == "Question"] == ["When did Lothair II's mother die?"]
+    assert at.query_params["q"] == "When did Lothair II's mother die?"
+    typed = _open("pages/granker.py", workspace="demo", q="no-such-id")  # not an id: typed, as before
+    assert "no-such-id" in [t.value for t in typed.text_input]
