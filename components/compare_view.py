@@ -317,19 +317,22 @@ def verdict_help(cut: int | None) -> str:
 
 
 def summary_columns(widths: Mapping[str, int] | None = None, *, replayed: bool = False,
-                    cut: int | None = None) -> dict[str, Any]:
+                    cut: int | None = None, projector: bool = False) -> dict[str, Any]:
     """Column configs of both tables: every column has a width in pixels (``widths``, from :func:`summary_layout`;
-    :data:`_WIDTHS` without it), the method pinned. ``replayed``: some run is a replay, whose wall time the
-    "seconds" column then says it is in its header (:data:`REPLAY_SECONDS`). ``cut``: the diagnosis top-k the
-    verdicts were judged at, named in the verdict's header (:func:`verdict_header`)."""
+    :data:`_WIDTHS` without it), the method pinned (it stays in view when a narrow screen scrolls the table).
+    ``replayed``: some run is a replay, whose wall time the "seconds" column then says it is in its header
+    (:data:`REPLAY_SECONDS`). ``cut``: the diagnosis top-k the verdicts were judged at, named in the verdict's
+    header (:func:`verdict_header`). ``projector``: nothing pinned — Streamlit draws a pinned column's text faded
+    (grey, as an index), and an audit read the projector's table as stale; the table fits the screen there
+    (:func:`summary_layout`), so nothing needs to stay in view. The verdict is never pinned: it is the column a
+    reader reads, in full contrast."""
     w = {**_WIDTHS, **(widths or {})}
     out: dict[str, Any] = {c: st.column_config.NumberColumn(c, width=px) for c, px in w.items()}
     out["method"] = st.column_config.TextColumn(
-        "method", width=w["method"], pinned=True, help="The papers' names, as the lessons say them; on the command "
-        "line, the Benchmark page and in the downloads: " + ", ".join(
+        "method", width=w["method"], pinned=not projector, help="The papers' names, as the lessons say them; on the "
+        "command line, the Benchmark page and in the downloads: " + ", ".join(
             f"{table_name(m)} = {m}" for m in method_names() if table_name(m) != m))
-    out["verdict"] = st.column_config.TextColumn(verdict_header(cut), width=w["verdict"], pinned=True,
-                                                 help=verdict_help(cut))
+    out["verdict"] = st.column_config.TextColumn(verdict_header(cut), width=w["verdict"], help=verdict_help(cut))
     out["seconds"] = st.column_config.NumberColumn(
         REPLAY_SECONDS if replayed else "seconds", width=w["seconds"], help="This run's wall time. A method's first run in the server's process "
         "includes loading its models and indexes (several seconds); a replayed LLM stage takes no LLM time. "
@@ -746,7 +749,7 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
         replayed = any(r.get("live s") is not None for r in rows)
         st.dataframe(_frame(rows, main), hide_index=True, width="stretch",
                      row_height=PROJECTOR_ROW_PX if projector else None,
-                     column_config=summary_columns(widths, replayed=replayed, cut=cut))
+                     column_config=summary_columns(widths, replayed=replayed, cut=cut, projector=projector))
         more = _frame(rows, more_cols)
         if len(more.columns) > 1:
             if projector:  # its captions hidden: said in the page's text (an audit took the moved columns for cut off)
@@ -755,7 +758,8 @@ def summary(act: Any, graph: KnowledgeGraph, found: Runs, *, query: str, gold: G
                             "answer matched, R@2, AR@5, nDCG@10, the stages that fell back.")
             st.caption("More figures: how each answer matched the gold answer, R@2, AR@5 (all gold within the top "
                        "5), nDCG@10, the stages that fell back, and the tokens of evidence handed to the answer.")
-            st.dataframe(more, hide_index=True, width="stretch", column_config=summary_columns(widths))
+            st.dataframe(more, hide_index=True, width="stretch",
+                         column_config=summary_columns(widths, projector=projector))
         cold = setup_seconds_note(found.results)
         if cold:
             st.caption(md_escape(cold))

@@ -103,6 +103,13 @@ def test_compare_summary_has_the_same_columns_for_short_and_long_verdicts_and_sh
     # within the main column (about 960 px at 1440 px, SUMMARY_WIDTH's note) as the zoomed grid lays it out; the tour's
     # browser test measures the grid in place
     assert sum(widths[c] for c in pmain if c != "live s") + 64 <= 960 / PROJECTOR_SCALE
+    # Streamlit draws a pinned column's text faded (as an index): an audit read the projector's table as stale. The
+    # verdict, the column a reader reads, is never pinned; the method is, off the projector (a narrow screen's
+    # scroll keeps it in view), and nothing is on it (the table fits there)
+    from components.compare_view import summary_columns
+
+    assert summary_columns()["method"].get("pinned") is True and not summary_columns()["verdict"].get("pinned")
+    assert not any(c.get("pinned") for c in summary_columns(projector=True).values())
     # an unforeseen longer verdict widens its column rather than being cut
     odd = "retrieved, answer partly right (F1 0.67), and a stage label nobody foresaw"
     assert summary_layout([dict(rows[0], verdict=odd)])[2]["verdict"] >= text_px(odd)
