@@ -196,7 +196,7 @@ STEPS: tuple[TourStep, ...] = (
              "they are not (a cluster of other films can outrank the one asked about). The lesson above the columns "
              "names each gold node's two ranks; the caption above the columns lists the passages the ranking leads "
              "to, and the tabs below replay the STeX rounds. After SG-RAG and ReG, the tour comes back here for the "
-             "paper's own example, where smoothing helps.",
+             "paper's own example, the one it made to show smoothing help.",
              brief="Plain ranking (left) beside GRanker at the paper's α = 0.2 (right): do the ✓ gold nodes move up "
                    "or down, and which neighbours pulled them? Then the passages the ranking leads to.",
              paper="FastInsight", lesson=True),

@@ -131,8 +131,9 @@ class RunLesson:
         if not self.all_gold_read:
             return self.unread()
         n = len(self.gold_ranks)
-        if all(k is not None for _, k in self.gold_ranks):
-            ranks = f"rank {self.gold_ranks[0][1]}" if n == 1 else "ranks " + ", ".join(str(k) for _, k in self.gold_ranks)
+        nums = sorted(k for _, k in self.gold_ranks if k is not None)  # "ranks 1, 3" (a tour step read "ranks 3, 1")
+        if len(nums) == n:
+            ranks = f"rank {nums[0]}" if n == 1 else "ranks " + ", ".join(map(str, nums))
         else:  # read from the context without being ranked (ReG's chains' source passages): say so by name
             ranks = ", ".join(f"“{t}” " + (f"rank {k}" if k is not None else "read though not in its ranking")
                               for t, k in self.gold_ranks)
@@ -140,7 +141,7 @@ class RunLesson:
             return f"every gold passage was in its ranking ({ranks}; the context it read was not recorded)"
         which = "the gold passage" if n == 1 else "both gold passages" if n == 2 else f"all {n} gold passages"
         among = f"{'was' if n == 1 else 'were'} among the {_passages(self.context_size)} its answer was read from"
-        if all(k is not None for _, k in self.gold_ranks):
+        if len(nums) == n:
             return f"{which} ({ranks}) {among}"
         return f"{which} {among} ({ranks})"
 

@@ -111,6 +111,10 @@ def test_a_gold_passage_ranked_below_the_context_the_answer_read_is_named_with_i
     wide = ShownRun("bm25", "Howard Payne", ranked, tuple(c for c, _t, _x in ranked))  # a context of all seven
     assert lesson(Q, [wide], GOLD, ["Hugo Weaving"]).why_lines()[0].endswith(
         "both gold passages (ranks 1, 7) were among the 7 passages its answer was read from.")
+    # ranks in ascending order whatever the gold passages' order (a tour step read "both gold passages (ranks 3, 1)")
+    flipped = ShownRun("bm25", "Howard Payne", ranked, tuple(c for c, _t, _x in ranked))
+    assert lesson(Q, [flipped], list(reversed(GOLD)), ["Hugo Weaving"]).why_lines()[0].endswith(
+        "both gold passages (ranks 1, 7) were among the 7 passages its answer was read from.")
     both = lesson(Q, [dense, wide], GOLD, ["Hugo Weaving"]).why_lines()[0]
     assert both.endswith("1 of 2 had every gold passage in the context their answer was read from; dense: “Agent "
                          "Smith” (rank 7) was outside the 5 passages its answer was read from.")
