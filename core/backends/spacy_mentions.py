@@ -152,7 +152,8 @@ class _Mentions:
                 earlier = ana.earlier_indefinite(self, tok) if as_subject else None
                 if earlier is not None:  # "opened a second greenhouse … The greenhouse was designed by": no title
                     return earlier if earlier[0] else None
-                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok):
+                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok) \
+                        and not lists.own_thing_noun(tok, self.title):
                     return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
