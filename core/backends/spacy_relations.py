@@ -380,15 +380,17 @@ class _Piece(_Mentions):
         the = any(c.dep_ == "det" for c in obj.children)
         if the and self.mention(obj) is not None:
             return
-        for prep in obj.children:
-            if prep.dep_ != "prep" or (the and prep.lower_ != "of"):
+        a = any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in obj.children)  # "opened a shop in Brannock that
+        for prep in obj.children:  # sold lamps": "opened shop in · Brannock" (only a name: "shop" alone is no node)
+            if prep.dep_ != "prep" or (the and not a and prep.lower_ != "of"):
                 continue
             for p in prep.children:
                 if p.dep_ != "pobj":
                     continue
                 for o in self._conjuncts(p):
                     tail = self.mention(o)
-                    for s in subjects:
+                    named = prep.lower_ == "of" or (tail is not None and tail[1] not in VALUE_LABELS and tail[1])
+                    for s in subjects if not a or named else []:
                         self.add(s, f"{phrase} {obj.lower_} {prep.lower_}", tail)
 
     def _role_object(self, subjects: list[tuple[str, str]], phrase: str, prep: Any) -> None:

@@ -28,3 +28,11 @@ def test_the_titles_own_kind_with_a_modifier_is_still_the_title(ex):
     got = triples(ex, "Kestrel Vane\nKestrel Vane is an English rock band from Leeds. The rock band split in 1999.")
     assert ("Kestrel Vane", "split in", "1999") in got, got
 
+
+def test_an_indefinite_object_keeps_its_named_place(ex):
+    """"opened a shop in Brannock that sold ruby glass lamps" gave only "opened under · Tobin Harrowfield"."""
+    got = triples(ex, "Harrowfield Trading Company\nThe Harrowfield Trading Company was a merchant firm. Under Tobin "
+                      "Harrowfield the company opened a shop in Brannock that sold ruby glass lamps.")
+    assert ("Harrowfield Trading Company", "opened under", "Tobin Harrowfield") in got, got
+    assert ("Harrowfield Trading Company", "opened shop in", "Brannock") in got, got
+
