@@ -10,8 +10,10 @@ relation already links the two.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from core.backends.base import ExtractedTriple
+from core.backends.spacy_anaphora import PLACE_NOUNS as _PLACE_NOUNS
 from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_mentions import VALUE_LABELS
 from core.backends.spacy_relations import _Piece
@@ -42,6 +44,9 @@ class _Collected:
         #: the one firm the passage names with that word, else no node (:meth:`aliases`)
         self.family: set[str] = set()
         self.unqualified: set[str] = set()  # names with a mention that qualifies no family noun
+        #: names a mention of which is a place on its own ("born in X", "the town of X", "X is a village"): never the
+        #: firm the passage names with that first word (:meth:`aliases`; "the furnace at Vellmora" is the glassworks)
+        self.own_places: set[str] = set()
 
     def add(self, piece: _Piece) -> None:
         self.triples.extend(piece.triples)
@@ -53,6 +58,8 @@ class _Collected:
             if piece.doc[span[0]:span[1]].root.dep_ in ("nsubj", "nsubjpass"):
                 self.subjects.add(piece.text_of(span))
             root = piece.doc[span[0]:span[1]].root
+            if _own_place(root):
+                self.own_places.add(piece.text_of(span))
             if span[2] and root.dep_ in ("compound", "nmod") and root.head.lower_ in _FAMILY_NOUNS:
                 self.family.add(piece.text_of(span))
             elif span[2]:  # "Knott added …" beside "the Knott family": a name of its own
@@ -159,7 +166,8 @@ class _Collected:
             # for a person, and "Tours" is no short name of the title "Ermengarde of Tours"
             # nor is "Circus Marvetti" the title "Sale of Circus Marvetti": a name after "of" is what the title is of
             # (but "Armstrong" is the "Rural Municipality of Armstrong", a place head before "of")
-            if len(w) == 1 and len(title_words) > 1 and title_words[0] == w[0] and label not in _PLACE_LABELS \
+            if len(w) == 1 and len(title_words) > 1 and title_words[0] == w[0] and (
+                    label not in _PLACE_LABELS or name not in self.own_places) \
                     and title_words[-1] in _FIRM_HEADS | FIRM_HEADS:
                 out[name] = str(self.title)  # "Halvet grew" in "Halvet Instruments" is the firm, not "Ruben Halvet"
                 continue
@@ -297,7 +305,7 @@ _PARTICLES = frozenset({"van", "von", "de", "der", "den", "di", "da", "du", "del
 #: a firm's last word: its first word alone is the firm ("Dunmere" of "Dunmere Holdings")
 _FIRM_HEADS = frozenset({"company", "holdings", "trading", "group", "corporation", "industries", "enterprises",
                          "ltd", "ltd.", "limited", "inc", "inc.", "plc", "co.", "brothers", "sons", "partners",
-                         "instruments"})
+                         "instruments", "glassworks"})
 
 
 #: first or last words of a house's or a body's name: its other word alone is that name ("Atelier" of "Verlaque Atelier",
@@ -341,3 +349,16 @@ _WORD = re.compile(r"\w+")
 def _inside(name_key: str, title_key: str) -> bool:
     """A mention that is the title's own name ("David Bradley" in "David Bradley (director)")."""
     return bool(name_key) and title_key.startswith(name_key + " ") and len(_WORD.findall(name_key)) >= 2
+
+
+def _own_place(root: Any) -> bool:
+    """Whether the mention headed by ``root`` is a place on its own: a verb's place ("born in X", "moved to X"), what
+    a place noun is of ("the town of X"), a copula's subject or an appositive's head ("X is a village", "X, a town"),
+    never a thing's ("the last furnace at Vellmora" is the glassworks of "Vellmora Glassworks")."""
+    if root.dep_ == "pobj" and root.head.head.pos_ in ("VERB", "AUX"):
+        return True
+    if root.dep_ == "pobj" and root.head.lower_ == "of" and root.head.head.lower_ in _PLACE_NOUNS:
+        return True
+    return any(c.dep_ == "appos" for c in root.children) or (
+        root.dep_ == "nsubj" and any(c.dep_ == "attr" for c in root.head.children))
+

@@ -5,6 +5,7 @@ glassworks of "Vellmora Glassworks", no node "Vellmora"."""
 
 from __future__ import annotations
 
+from tests.backends.spacy_case import nodes
 from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
 
 
@@ -36,3 +37,13 @@ def test_an_indefinite_object_keeps_its_named_place(ex):
     assert ("Harrowfield Trading Company", "opened under", "Tobin Harrowfield") in got, got
     assert ("Harrowfield Trading Company", "opened shop in", "Brannock") in got, got
 
+
+def test_a_firms_first_word_at_a_thing_is_the_firm(ex):
+    """"The last furnace at Vellmora" is the glassworks; "founded in Vellmora" (a place of its own) stays a place."""
+    got = triples(ex, "Vellmora Glassworks\nVellmora Glassworks is a glass factory in the harbour town of Quessarin. "
+                      "It was founded in 1852 by Idrun Paskevel. The last furnace at Vellmora was put out in 1981.")
+    assert "Vellmora" not in nodes(got), got
+    assert ("Vellmora Glassworks", "put out in", "1981") in got, got
+    got = triples(ex, "Vellmora Glassworks\nVellmora Glassworks is a glass factory. It was founded in Vellmora in "
+                      "1852 by Idrun Paskevel.")
+    assert ("Vellmora Glassworks", "founded in", "Vellmora") in got, got
