@@ -209,7 +209,9 @@ class SpacyExtractor:
     # X ownership" the one firm X names or no node, "the studio's head office" the studio title's, "leaving X in" no X date
     # v42: "the elder, X," and "one of them, X," are X, "it" never a person title with no listed given name, an object
     # tagged a verb ("the rope works") kept, "Ashgrove" the "Ashgrove Trading House" and "Dorran" the "Dorran Calloran"
-    model_id = f"spacy-v42:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v43: "the town hall of X", "the grain market", "the award ceremony" their own node (never the title), "opened a
+    # shop in X" the verb's "opened shop in · X", "the furnace at Vellmora" the title "Vellmora Glassworks"
+    model_id = f"spacy-v43:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
