@@ -474,16 +474,19 @@ def holder_preps(m: Any, verb: Any) -> bool:
 
 
 
+
 def own_thing_noun(tok: Any, title: str) -> bool:
     """Whether the definite description ``tok`` names a thing of its own, never the passage's title: a head noun with a
     common-noun modifier ("the town hall of Daskirrow", "the grain market", "the village school", "the award
     ceremony": an audit's KG read them as the town or the medal) whose noun the text never gave the title as its kind
     ("X is a rock band … The rock band split", "X were a class of steam locomotives … The steam locomotives were built"),
-    nor a seat ("The head office of X stood in Y"), nor one the title's last word qualifies ("The city population was
-    27,340" in "Dodge City"; "The river originates", "river" in "Tumcha River", the small model's noun "originates")."""
-    mods = [c.lower_ for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"]
-    last = title.split(" (", 1)[0].split(",", 1)[0].lower().split()[-1:]
-    if not mods or tok.lower_ in ("office", "headquarters") or set(mods) & set(last):
+    nor a seat ("The head office of X stood in Y"), nor the population of the title's kind ("The city population was
+    27,340" in "Dodge City"), nor the small model's noun for a verb ("The river originates in", "The region borders on")."""
+    mods = [c.lower_ for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN" and c.is_alpha]  # no "113th"
+    kinds = {t.lower_ for t in tok.doc if t.i != tok.i and (t.dep_ in ("attr", "appos") or (
+        t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos")))}
+    kinds |= set(title.split(" (", 1)[0].split(",", 1)[0].lower().split()[-1:])
+    if not mods or tok.lower_ in ("office", "headquarters") or tok.lower_ in kinds:
         return False
-    return not any(t.lower_ == tok.lower_ and t.i != tok.i and (t.dep_ in ("attr", "appos") or (
-        t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos"))) for t in tok.doc)
+    verb = tok.tag_ == "NNS" and tok.i + 1 < len(tok.doc) and tok.doc[tok.i + 1].pos_ == "ADP"
+    return not (set(mods) & kinds and (tok.lower_ == "population" or verb))
