@@ -389,7 +389,7 @@ class _Piece(_Mentions):
                     continue
                 for o in self._conjuncts(p):
                     tail = self.mention(o)
-                    named = prep.lower_ == "of" or (tail is not None and tail[1] not in VALUE_LABELS and tail[1])
+                    named = prep.lower_ == "of" or (o.pos_ != "PRON" and tail is not None and tail[1] not in VALUE_LABELS and tail[1])
                     for s in subjects if not a or named else []:
                         self.add(s, f"{phrase} {obj.lower_} {prep.lower_}", tail)
 
