@@ -473,8 +473,6 @@ def holder_preps(m: Any, verb: Any) -> bool:
     return bool(holders)
 
 
-
-
 def own_thing_noun(tok: Any, title: str) -> bool:
     """Whether the definite description ``tok`` names a thing of its own, never the passage's title: a head noun with a
     common-noun modifier ("the town hall of Daskirrow", "the grain market", "the village school", "the award

@@ -361,4 +361,3 @@ def _own_place(root: Any) -> bool:
         return True
     return any(c.dep_ == "appos" for c in root.children) or (
         root.dep_ == "nsubj" and any(c.dep_ == "attr" for c in root.head.children))
-
