@@ -306,6 +306,7 @@ SEEN_AT = "egx.jobs.seen_at"
 def _shown(jobs: list[Job]) -> list[Job]:
     out = []
     gone = dismissed()
+    tour = st.session_state.get(S.TOUR) is not None
     seen_at = float(st.session_state.setdefault(SEEN_AT, time.monotonic()))
     for j in jobs:
         s = j.status()
@@ -317,7 +318,11 @@ def _shown(jobs: list[Job]) -> list[Job]:
             # second user found the server's sample builds listed with Dismiss)
         if s.state == "done" and s.get("replay") and s.elapsed < INSTANT_REPLAY_S:
             continue  # a recorded run replayed at once: its result is on the page, nothing ran worth listing
-        keep = SHOW_QUICK_S if s.state == "done" and s.elapsed < QUICK_JOB_S else SHOW_FINISHED_S
+        if not s.running and not s.sessions and tour:
+            continue  # the server's own sample build, ended during the guided demo: no step asked for it (an
+            # audit's projector sidebar grew "Dismiss all finished (2)" mid-tour)
+        quick = s.state == "done" and (s.elapsed < QUICK_JOB_S or not s.sessions)  # the server's own: "ready", briefly
+        keep = SHOW_QUICK_S if quick else SHOW_FINISHED_S
         if s.running or (s.since_finished or 0.0) < keep:
             out.append(j)
     return out[:6]

@@ -147,3 +147,38 @@ def test_a_running_benchmark_of_a_workspace_is_seen_by_its_training_panel() -> N
         gate.set()
         job.wait(30)
     assert not bench_running("films")
+
+
+def test_the_servers_own_finished_builds_leave_soon_and_never_show_during_the_tour() -> None:
+    """An audit's projector sidebar grew "Dismiss all finished (2)" mid-tour when the server's MuSiQue sample build
+    ended: a finished server build (no session asked for it) shows briefly ("ready"), a failed one stays, and during
+    the guided demo neither is listed (no step asked for it)."""
+    from dataclasses import replace
+
+    import streamlit as st
+
+    from components import jobs_view
+    from components import state as S
+
+    class _Job:
+        def __init__(self, st: JobStatus) -> None:
+            self.st = st
+
+        def status(self) -> JobStatus:
+            return self.st
+
+    def server(state: str, ago: float) -> JobStatus:
+        return replace(_status(state, "", 120.0), kind="workspace", sessions=frozenset(), since_finished=ago)
+
+    just, later, failed = server("done", 1.0), server("done", jobs_view.SHOW_QUICK_S + 1), server("failed", 30.0)
+    mine = replace(_status("done", "", 60.0), since_finished=30.0)
+    st.session_state[jobs_view.SEEN_AT] = -1e9  # this session opened before they ended
+    st.session_state.pop(S.TOUR, None)
+    jobs = [_Job(just), _Job(later), _Job(failed), _Job(mine)]
+    assert [j.st for j in jobs_view._shown(jobs)] == [just, failed, mine]  # type: ignore[arg-type]
+    st.session_state[S.TOUR] = object()  # the guided demo runs
+    try:
+        assert [j.st for j in jobs_view._shown(jobs)] == [mine]  # type: ignore[arg-type]
+    finally:
+        st.session_state.pop(S.TOUR, None)
+        st.session_state.pop(jobs_view.SEEN_AT, None)
