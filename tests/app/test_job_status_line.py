@@ -98,6 +98,11 @@ def test_the_banner_names_the_training_workspace_by_its_name_and_drops_repeated_
     assert banner_title("Embedding 9,123 KG node texts for FastInsight in “Run 2024”") == \
         "Embedding KG node texts for FastInsight in “Run 2024”"
     assert banner_title("Adding documents to “a:b (notes)”") == "Adding documents to “a:b”"  # no ": " subtitle
+    # a closing parenthetical naming the workspace keeps only the name (audit 50's line ended "· St…")
+    assert banner_title("Finding synonymy edges among entities for PPR (cosine ≥ 0.8; first use of “MuSiQue (GPT)”)") \
+        == "Finding synonymy edges among entities for PPR in “MuSiQue”"
+    assert banner_title("Embedding 48,482 KG node texts for FastInsight (documents were added to “Notes” since it was "
+                        "built)") == "Embedding KG node texts for FastInsight in “Notes”"
     running = replace(_status("running", "Dominance model: epoch 12, loss 0.0123", 40.0), title=title, fraction=0.4,
                       eta=65.0)
     assert plain(status_line(running, brief=True)) == "epoch 12, loss 0.0123 · 40 % · about 1 min 05 s left"
