@@ -608,6 +608,8 @@ def step_label(i: int) -> str:
 #: width, fills the column zoomed and no more (zoomed at full width it ran a quarter past the column's edge; an audit
 #: found the tables the smallest text on the projector's screen). A static table (``st.table``, GRanker's rankings) is
 #: HTML: its text, Streamlit's 0.875 rem, is set :data:`PROJECTOR_SCALE` as large (a later audit found GRanker's tables left at their size).
+#: A hidden caption's element goes too, not only its text: each empty element kept its column's 1-rem gap, and audit
+#: 50 found an 80-px blank band in Ask's answer card under the gold answer (its three captions' gaps).
 QUIET = S.TOUR_QUIET
 #: The bar's projector-mode toggle (:func:`bar`), and what More says of it.
 PROJECTOR_LABEL = "Projector"
@@ -620,6 +622,8 @@ PROJECTOR_HELP = ("**Projector** (the bar's toggle), while the tour runs: the pa
 PROJECTOR_SCALE = S.PROJECTOR_SCALE
 _QUIET_CSS = ("""<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { display: none; }
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stMarkdown"] [data-testid="stCaptionContainer"])
+  { display: none; }
 [data-testid="stMain"] :is([data-testid="stMarkdown"], [data-testid="stAlert"]) [data-testid="stMarkdownContainer"]
   :is(p, li) { font-size: SCALErem; }
 .egx-tour-look { font-size: LOOKrem; opacity: 1; -webkit-line-clamp: 3; line-clamp: 3; }

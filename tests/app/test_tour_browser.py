@@ -149,6 +149,12 @@ def _check_projector_tables(page, tmp_path: Path) -> None:  # type: ignore[no-un
     toggle()
     sidebar("false")
     expect(page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").first).to_be_hidden(timeout=TIMEOUT)
+    # ... with their elements, not only their text: each empty element kept its column's 1-rem gap (audit 50: an 80-px
+    # blank band in Ask's answer card)
+    kept = page.evaluate("() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementContainer]')]"
+                         ".filter(e => e.querySelector('[data-testid=stCaptionContainer]'))"
+                         ".filter(e => getComputedStyle(e).display !== 'none').length")
+    assert kept == 0, kept
     page.wait_for_timeout(1500)  # the grid lays itself out again at its new width
     got = page.evaluate(_TABLE_JS)
     page.screenshot(path=str(tmp_path / "projector_table.png"))
