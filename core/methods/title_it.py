@@ -21,7 +21,9 @@ sentence-initial "It" reads as the passage's title when
    only in an adjunct ("The Ormand Air Race was first held in 1927 between Vasquera and Port Selwyn.", "… was opened in
    1948 at Calder Bay Airfield by Skyreach Airways.") brings in no such thing: a following subject "It" continues the
    subject before it, which ranks above an adjunct (the centering ranking subject > object > others, Grosz, Joshi &
-   Weinstein 1995; :func:`without_settings`). An object still does ("bought the Lystergate mill").
+   Weinstein 1995; :func:`without_settings`). An object still does ("bought the Lystergate mill"). A sentence opening
+   with "The <kind>" of the title ("The company grew …" in "Quarrel Vale Carrying Company", "The firm …" where the first
+   sentence defines it as one: :func:`kinds`) is about the title too.
 4. "Its" reads the same way ("Its first instructor was …"), and so does a lower-case "it"/"its" after a short opening
    phrase ("In 1975 it was sold to …"), as :func:`extractive.bracketed` shows them (:data:`IT_LEAD`).
 
@@ -78,11 +80,31 @@ def expletive(sentence: str) -> bool:
     return _EXPLETIVE.match(sentence.strip()) is not None
 
 
-def _opens_with_title(sentence: str, title: str) -> str | None:
+def _opens_with_title(sentence: str, title: str, kinds: Sequence[str] = ()) -> str | None:
     """What follows the title when ``sentence`` opens with it ("The Wren Prize is …" for "Wren Prize", "The Calderport
-    Exhibition of 1907 was …" for "Calderport Exhibition"), else None."""
+    Exhibition of 1907 was …" for "Calderport Exhibition"), or with "The <kind>" for one of ``kinds`` (:func:`kinds`:
+    "The company grew …" in "Quarrel Vale Carrying Company"), else None."""
     m = re.match(rf"(?:The\s+)?{re.escape(title)}(?:'s|’s)?\b(?:\s+of\s+\d{{3,4}}\b)?\s*", sentence.strip(), re.I)
+    if m is None and kinds:
+        m = re.match(rf"The\s+(?:{'|'.join(map(re.escape, kinds))})(?:'s|’s)?\s+(?=[a-z])", sentence.strip())
     return None if m is None else sentence.strip()[m.end():]
+
+
+#: A definition's kind noun: "… was a haulage firm based in …" → "firm" (the noun before a preposition, comma, "that").
+_KIND = re.compile(r"^(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[a-z][\w\-]*\s+){0,3}?([a-z][\w\-]*)"
+                   r"(?=\s+(?:based|in|of|on|at|from|near|that|which|who|founded|made|built|with|for)\b|\s*[,.;])")
+
+
+def kinds(sentences: Sequence[str], title: str) -> tuple[str, ...]:
+    """The nouns "The <noun>" stands for the passage's ``title`` by: the title's last word where it is a common noun
+    written capitalised ("Company" of "Quarrel Vale Carrying Company", "Prize", "Saltworks") and the kind noun of the
+    first sentence's definition of it ("… was a haulage firm based in …": "firm"). An audit's "In 1897 it bought
+    Brennick Saltworks …" stayed bare after "The company grew steadily …", read as another thing."""
+    words = title.split()
+    out = [words[-1].lower()] if len(words) > 1 and words[-1].isalpha() and not named_person(title) else []
+    rest = _opens_with_title(sentences[0], title) if sentences else None
+    m = _KIND.match(rest or "")
+    return tuple(dict.fromkeys([*out, *([m.group(1)] if m else [])]))
 
 
 #: A subject "It"/"Its" of a sentence, leading or lower-case after a short opening phrase that names no one ("In 1975
@@ -205,6 +227,7 @@ def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, tit
     if not title or (title_is_person and a_person(sentences, title)):
         return out
     about = True  # every sentence so far is about the title and brought in no other thing
+    its_kinds = kinds(sentences, title)
     for i, s in enumerate(sentences):
         it = _leading_it(s)
         if it is not None:
@@ -219,7 +242,7 @@ def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, tit
             after = said if said.lower().startswith("its") else without_settings(said[2:])
             about = about and out[i] == title and not brings_a_thing(after, title)
             continue
-        rest = _opens_with_title(s, title)
+        rest = _opens_with_title(s, title, its_kinds)
         if rest is None:
             about = about and not brings_a_thing(s, title)
         elif not _DEFINES.match(rest):  # a definition's words describe the title; other words may name a thing

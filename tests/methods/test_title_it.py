@@ -77,3 +77,20 @@ def test_no_title_where_the_it_may_be_another_thing_or_the_title_is_a_person() -
     # what counts as another thing: a phrase or a name that is no person, date or the title
     assert brings_a_thing("bought the Lystergate mill", "Ambercroft Foods")
     assert not brings_a_thing(" was founded in March 1921 by the merchant Mirabel Oskin.", "Ambercroft Foods")
+
+
+def test_the_kind_noun_of_the_title_is_the_title() -> None:
+    """Audit 50: "In 1897 it bought Brennick Saltworks from the Molgrave family." stayed bare in the passage "Quarrel
+    Vale Carrying Company" because "The company grew steadily and bought carts … across Corvath." before it read as
+    bringing in another thing; "The company" (the title's last word) and "The firm" (its definition's kind) are the
+    title. Another company named before keeps the "It" bare."""
+    text = ("The Quarrel Vale Carrying Company was a haulage firm based in the inland town of Stroud Amberley. It was "
+            "founded in 1854 by the sisters Maudie Quarrel and Lettice Quarrel. The company grew steadily and bought "
+            "carts, barges and warehouses across Corvath. In 1897 it bought Brennick Saltworks from the Molgrave family.")
+    assert _its("Quarrel Vale Carrying Company", text)[1:] == ["Quarrel Vale Carrying Company", "",
+                                                              "Quarrel Vale Carrying Company"]
+    firm = text.replace("The company grew", "The firm grew")
+    assert _its("Quarrel Vale Carrying Company", firm)[-1] == "Quarrel Vale Carrying Company"
+    other = ("Ambercroft Foods is a food conglomerate. In 1930 it bought the Lystergate Mill Company. The company "
+             "burned down in 1931. It was rebuilt in 1935.")
+    assert _its("Ambercroft Foods", other)[-1] == ""
