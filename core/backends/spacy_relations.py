@@ -19,6 +19,7 @@ from core.backends import spacy_dates as dates
 from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
+from core.backends import spacy_spans as spans
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
@@ -134,7 +135,7 @@ class _Piece(_Mentions):
             subs = [c for c in v.children if c.dep_ in _SUBJ]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
             subs = [places.founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
-        if not subs and self._shares_subject(v) and depth < 3:
+        if not subs and spans.shares_subject(v) and depth < 3:
             # "He learned rigging from X", "She decided to move to Y": the one who learned or decided
             return self._subjects_of(v.head, depth + 1)
         if not subs and v.dep_ == "pcomp" and v.tag_ == "VBG" and v.head.head.pos_ in ("VERB", "AUX") and depth < 3:
@@ -162,6 +163,8 @@ class _Piece(_Mentions):
         if verb.lower_ in ("is", "was", "are", "were", "be", "been") and (self._relational_subject(verb) or lists.holder_preps(
                 self, verb)):  # "The first winner of X was Y, in 1925": Y's "winner in"
             return  # "The first President of X was Y": Y's office, no node "President"
+        if spans.noun_read_as_verb(verb):
+            return  # "bought carts, barges and warehouses": no verb "barges"
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)
         if verb.dep_ == "pcomp" and verb.tag_ == "VBG" and verb.head.head.pos_ == "VERB":
@@ -170,7 +173,7 @@ class _Piece(_Mentions):
             if verb.head.lower_ in ("from", "for") and not any(c.dep_ in _OBJ for c in verb.children):
                 # "retired from climbing in 1960": not "climbing in"; "after signing with X" is the signing's own
                 phrase = f"{self.verb_phrase(verb.head.head)} {verb.head.lower_} {phrase}"
-        if self._shares_subject(verb):  # "learned rigging from X", "refused to sign X": not "rigging from", "sign"
+        if spans.shares_subject(verb):  # "learned rigging from X", "refused to sign X": not "rigging from", "sign"
             to = any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
             phrase = f"{self.verb_phrase(verb.head)} {'to ' if to else ''}{phrase}"
         copula = verb.lower_ in _COPULAS
@@ -226,8 +229,9 @@ class _Piece(_Mentions):
                 for p in pobj:
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
-                        for s in (dates.date_holders(self, verb, c, tail, subjects) if not copula else subjects):
-                            self.add(s, rel, tail)
+                        own = rel if copula else spans.prep_relation(self, verb, c, role, o, tail)  # "built a shed in"
+                        for s in (dates.date_holders(self, verb, c, tail, subjects) if not copula else subjects) if own else []:
+                            self.add(s, own, tail)
                 if c.dep_ == "agent":  # "founded by X in the mill town of Y": founded in Y
                     places.agent_place(self, c, subjects, phrase)
                 # "directed by X" under "starring" etc. is handled as its own verb
@@ -237,17 +241,6 @@ class _Piece(_Mentions):
             places.among_described(self, verb)
         if not copula:  # "bought X in 1921 and the Y in 1934": Y joined to the verb
             lists.gapped_objects(self, verb, subjects, phrase)
-
-    @staticmethod
-    def _shares_subject(verb: Any) -> bool:
-        """Whether ``verb`` is a verb's complement without a subject of its own, so its doer is that verb's subject:
-        "He learned rigging from X" (the parser's "rigging" a verb), "She decided to move to Y"; an audit's KG kept only
-        "mentions X". Only a plain or "-ing" verb ("operates scheduled services" is no complement, "wrote Say Hello"
-        a title's word), not "asked him to design" (the object's doing), "became the first aircraft to drop" (the
-        aircraft's), nor "ceased to be legal tender" (no "is")."""
-        return verb.dep_ == "xcomp" and verb.head.pos_ == "VERB" and verb.tag_ in ("VB", "VBG") and \
-            verb.text.islower() and verb.lower_ not in _COPULAS and not any(c.dep_ in _SUBJ for c in verb.children) \
-            and not any(c.dep_ in ("dobj", "dative", "attr", "acomp", "oprd") for c in verb.head.children)
 
     def _taken_role(self, verb: Any, phrase: str) -> str | None:
         """The phrase a preposition of ``verb`` follows: "became mayor of Keldmoor in 1920" → "became mayor" (in

@@ -362,3 +362,40 @@ def _split_rest(doc: Any, span: Any, out: dict[int, Span]) -> None:
         for t in rest:
             if t.i < (caps[0] if caps else e.end):
                 out.pop(t.i, None)
+
+
+def shares_subject(verb: Any) -> bool:
+    """Whether ``verb`` is a verb's complement without a subject of its own, so its doer is that verb's subject:
+    "He learned rigging from X" (the parser's "rigging" a verb), "She decided to move to Y"; an audit's KG kept only
+    "mentions X". Only a plain or "-ing" verb ("operates scheduled services" is no complement, "wrote Say Hello"
+    a title's word), not "asked him to design" (the object's doing), "became the first aircraft to drop" (the
+    aircraft's), nor "ceased to be legal tender" (no "is")."""
+    return verb.dep_ == "xcomp" and verb.head.pos_ == "VERB" and verb.tag_ in ("VB", "VBG") and \
+        verb.text.islower() and verb.lower_ not in COPULAS and not any(c.dep_ in ("nsubj", "nsubjpass", "csubj") for c in verb.children) \
+        and not any(c.dep_ in ("dobj", "dative", "attr", "acomp", "oprd") for c in verb.head.children)
+
+
+def prep_relation(m: Any, verb: Any, prep: Any, role: str, obj: Any, tail: tuple[str, str] | None) -> str | None:
+    """The relation of ``verb``'s preposition ``prep`` to its object ``obj`` (``tail``), ``role`` being the verb's
+    phrase: "built a warehouse in Stroud Amberley" → "built warehouse in" (an audit's KG read "built in", as if the
+    firm itself were built there; the object "a warehouse" is no node), for a named, non-value object, as
+    :meth:`_light_object` does where the parser hangs the preposition on the noun. None for "under" with a generic
+    noun phrase ("Under the new owners the works laid …"): no node "new owners", no edge."""
+    if prep.lower_ == "under" and obj.pos_ == "NOUN" and not any(t.pos_ == "PROPN" or t.ent_type_ for t in obj.subtree):
+        return None
+    if tail is None or not tail[1] or tail[1] in VALUE_LABELS or obj.pos_ == "PRON":
+        return f"{role} {prep.lower_}"
+    for d in verb.children:  # an indefinite bare noun before the preposition: "a warehouse", "a speech"
+        if d.dep_ == "dobj" and d.pos_ == "NOUN" and d.i < prep.i and m.mention(d) is None and any(
+                c.dep_ == "det" and c.lower_ in ("a", "an") for c in d.children):
+            return f"{role} {d.lower_} {prep.lower_}"
+    return f"{role} {prep.lower_}"
+
+
+def noun_read_as_verb(verb: Any) -> bool:
+    """"bought carts, barges and warehouses across Corvath": the parser's verb "barges", conjoined with the verb
+    "bought" and with the noun "warehouses", is a noun of the object list (an audit's KG read "barges across ·
+    Corvath"). A verb with no subject of its own, after its head's object, whose own conjunct is a noun."""
+    return verb.dep_ == "conj" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children) and any(
+        c.dep_ == "conj" and c.pos_ == "NOUN" for c in verb.children) and any(
+        c.dep_ == "dobj" and c.i < verb.i for c in verb.head.children)

@@ -1,0 +1,38 @@
+"""Audit 50's saltworks corpus: audit 49's fixes made general. "Under X the company built a warehouse in Y" keeps the
+warehouse ("built warehouse in · Y", never the firm "built in · Y"), for any verb; "Under the new owners …" (a generic
+noun phrase) gives no "under" edge; "bought carts, barges and warehouses across Corvath" has no verb "barges"."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import nodes
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_an_indefinite_object_keeps_the_verbs_place(ex):
+    got = triples(ex, "Quarrel Vale Carrying Company\nThe Quarrel Vale Carrying Company was a haulage firm. Under Maudie "
+                      "Quarrel the company built a warehouse in Stroud Amberley that stored salt for the inland markets.")
+    assert ("Quarrel Vale Carrying Company", "built warehouse in", "Stroud Amberley") in got, got
+    assert ("Quarrel Vale Carrying Company", "built in", "Stroud Amberley") not in got, got
+    got = triples(ex, "Harrow Mills\nHarrow Mills was a textile firm. Under John Harrow the firm built a chapel in "
+                      "Halifax in 1870.")
+    assert ("Harrow Mills", "built chapel in", "Halifax") in got, got
+    assert ("Harrow Mills", "built in", "Halifax") not in got, got
+
+
+def test_under_a_generic_noun_phrase_is_no_edge(ex):
+    got = triples(ex, "Brennick Saltworks\nBrennick Saltworks is a salt making works at Ulvane. Under the new owners "
+                      "the works laid a short tramway to the quay at Ulvane.")
+    assert "new owners" not in nodes(got), got
+    assert ("Brennick Saltworks", "laid", "short tramway") in got, got
+    got = triples(ex, "Harrow Mills\nHarrow Mills was a textile firm. Under the new management the mill laid a "
+                      "railway siding to Halifax.")
+    assert "new management" not in nodes(got), got
+
+
+def test_a_list_of_bare_plurals_has_no_verb(ex):
+    got = triples(ex, "Quarrel Vale Carrying Company\nThe Quarrel Vale Carrying Company was a haulage firm. The "
+                      "company grew steadily and bought carts, barges and warehouses across Corvath.")
+    assert not any(r.startswith("barges") for _, r, _ in got), got
+    got = triples(ex, "Harrow Mills\nHarrow Mills was a textile firm. It bought looms, spindles and sheds across "
+                      "Lancashire.")
+    assert not any(r.startswith("spindles") for _, r, _ in got), got
