@@ -27,6 +27,7 @@ from typing import Any
 from core.backends import spacy_anaphora as ana
 from core.backends import spacy_lists as lists
 from core.backends import spacy_pronouns as pr
+from core.backends import spacy_spans as spans
 from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
@@ -152,9 +153,11 @@ class _Mentions:
                 earlier = ana.earlier_indefinite(self, tok) if as_subject else None
                 if earlier is not None:  # "opened a second greenhouse … The greenhouse was designed by": no title
                     return earlier if earlier[0] else None
-                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok) \
-                        and not lists.own_thing_noun(tok, self.title):
-                    return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
+                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok):
+                    if spans.of_title(self, tok):  # "the chapel of Tarsk", "the corn exchange of Gaulmere": its own
+                        return f"{name} of {self.title}", ""
+                    if not lists.own_thing_noun(tok, self.title):
+                        return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
                 return None  # a bare common noun ("film") would join every passage about one
         return name, label

@@ -399,3 +399,22 @@ def noun_read_as_verb(verb: Any) -> bool:
     return verb.dep_ == "conj" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children) and any(
         c.dep_ == "conj" and c.pos_ == "NOUN" for c in verb.children) and any(
         c.dep_ == "dobj" and c.i < verb.i for c in verb.head.children)
+
+
+#: nouns of a place or thing's own measure or make-up: "The population of Tarsk was 400" is Tarsk's (:func:`of_title`)
+_OWN_ATTRS = frozenset({"population", "area", "name", "economy", "climate", "history", "geography", "culture", "rest",
+                        "part", "majority", "residents", "inhabitants", "people", "size", "length", "elevation", "total",
+                        "office", "headquarters"})  # "The head office of X stood in Y": the firm's seat
+
+
+def of_title(m: Any, tok: Any) -> bool:
+    """Whether the definite subject ``tok`` is "the <noun> of <the title>" naming a thing of its own: "the chapel of
+    Tarsk was built in 1893" (an audit's KG read "Tarsk · built in · 1893"; a hamlet is no chapel). Not a noun the
+    text gave the title as its kind ("Tarsk is a hamlet … the hamlet of Tarsk"), nor its own measure or make-up
+    ("The population of Tarsk was 400": :data:`_OWN_ATTRS`)."""
+    kinds = {t.lower_ for t in tok.doc if t.i != tok.i and (t.dep_ in ("attr", "appos") or (
+        t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos")))}
+    if tok.pos_ != "NOUN" or tok.lower_ in kinds or tok.lower_ in _OWN_ATTRS:
+        return False
+    return any(c.dep_ == "prep" and c.lower_ == "of" and any(
+        p.dep_ == "pobj" and m.mention(p) == (m.title, "TITLE") for p in c.children) for c in tok.children)

@@ -36,3 +36,17 @@ def test_a_list_of_bare_plurals_has_no_verb(ex):
     got = triples(ex, "Harrow Mills\nHarrow Mills was a textile firm. It bought looms, spindles and sheds across "
                       "Lancashire.")
     assert not any(r.startswith("spindles") for _, r, _ in got), got
+
+
+def test_the_noun_of_the_title_is_its_own_thing(ex):
+    """"the chapel of Tarsk was built in 1893" gave "Tarsk · built in · 1893" (a hamlet is no chapel)."""
+    got = triples(ex, "Tarsk\nTarsk is a moorland hamlet in Corvath. The road was paved in 1880, and the chapel of "
+                      "Tarsk was built in 1893.")
+    assert ("Tarsk", "built in", "1893") not in got, got
+    assert ("chapel of Tarsk", "built in", "1893") in got, got
+    got = triples(ex, "Hollby\nHollby is a village in Kent. The church of Hollby was rebuilt in 1720. The corn "
+                      "exchange of Hollby was built in 1822.")
+    assert ("church of Hollby", "rebuilt in", "1720") in got, got
+    assert ("corn exchange of Hollby", "built in", "1822") in got, got
+    got = triples(ex, "Hollby\nHollby is a village in Kent. The population of Hollby was 400 in 1900.")
+    assert ("Hollby", "was", "400") in got, got  # its own measure stays the title's
