@@ -232,11 +232,13 @@ class _Mentions:
                 if other is not None:
                     return other
             if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
-                return None
+                return pr.relative_person(self, word, tok) if got is None or got[1] != "TITLE" else None
             tag = str(first.tag_) + ("+body" if got[1] == "ORG" and first.lower_ in BODY_NOUNS else "")  # "the group"
             made = word in ("he", "she") and first.pos_ == "PROPN" and self._subjects_ready() and (  # "the luthier X"
                 self._person(got, tag) or self._gender.get(got[0]) == word)  # (tagged ORG), one the text called "she"
-            return got if (_fits(word, got, tag) or made) and self._gender.get(got[0], word) == word else None
+            if (_fits(word, got, tag) or made) and self._gender.get(got[0], word) == word:
+                return got
+            return pr.relative_person(self, word, tok)  # "X was Corra, for a salt she made": hers, not the title's
         self._subjects_ready()
         prev = self._antecedents.get(sent.start) if self._antecedents else None
         if word in ("he", "she"):

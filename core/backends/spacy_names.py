@@ -147,6 +147,9 @@ class _Collected:
         family: set[str] = set()  # "Keswin" of "Under Keswin ownership": the one firm, else the namesakes' word
         for name in self.family - self.unqualified:
             w = words(name)
+            if len(w) == 1 and f"{name} family" in self.labels:  # "bought it from the Molgrave family": that node alone
+                family.add(name)
+                continue
             if self.labels.get(name) == "NORP" or not any(  # "the Tuareg name"; "the Calvert family" its
                     len(fw) > 1 and w and w[0] in (fw[0], fw[-1]) for fw, _ in firsts):  # only node: kept
                 continue

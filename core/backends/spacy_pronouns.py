@@ -139,3 +139,17 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     got = m._he_she("she" if tok.lower_.startswith("her") else "he", m._antecedents.get(start),
                     m._persons.get(start, []), tok)
     return None if not got[0] or got[1] == "TITLE" else got
+
+
+def relative_person(m: Any, word: str, tok: Any) -> tuple[str, str] | None:
+    """What the "he"/"she" subject ``tok`` of a relative clause stands for when its sentence's subject is no person
+    (:meth:`core.backends.spacy_mentions._Mentions.antecedent`): the person named last before it in the sentence that
+    fits ``word``. "The first winner of the Heron Salt Prize was Corra Molgrave, for a flaked salt she made in the white
+    salt house at Brennick": Corra made it (an audit's KG read "Heron Salt Prize · made at · Brennick"). None else."""
+    if word not in ("he", "she") or tok.head.dep_ != "relcl" or not m._subjects_ready():
+        return None
+    for t in reversed(m.doc[tok.sent.start:tok.i]):
+        got = m.mention(t) if t.pos_ == "PROPN" and t.dep_ != "compound" else None
+        if got is not None and got[1] != "TITLE" and m._person(got, t.tag_) and m._sex_fits(got[0], word):
+            return got  # type: ignore[no-any-return]
+    return None

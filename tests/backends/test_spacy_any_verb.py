@@ -50,3 +50,28 @@ def test_the_noun_of_the_title_is_its_own_thing(ex):
     assert ("corn exchange of Hollby", "built in", "1822") in got, got
     got = triples(ex, "Hollby\nHollby is a village in Kent. The population of Hollby was 400 in 1900.")
     assert ("Hollby", "was", "400") in got, got  # its own measure stays the title's
+
+
+def test_a_relative_clauses_pronoun_is_the_person_named_before(ex):
+    """"… was Corra Molgrave, for a flaked salt she made … at Brennick" gave "Heron Salt Prize · made at · Brennick"."""
+    got = triples(ex, "Heron Salt Prize\nThe Heron Salt Prize is an award for salt makers. It was first awarded in 1901. "
+                      "The first winner of the Heron Salt Prize was Corra Molgrave, for a flaked salt she made in the "
+                      "white salt house at Brennick.")
+    assert ("Corra Molgrave", "made at", "Brennick") in got, got
+    assert not any(h == "Heron Salt Prize" and r.startswith("made") for h, r, _ in got), got
+    got = triples(ex, "Ruby Pane Medal\nThe Ruby Pane Medal is an award for glass makers. The first holder of the Ruby "
+                      "Pane Medal was Tobin Harrowfield, for a lamp he blew in the old furnace at Quessarin.")
+    assert ("Tobin Harrowfield", "blew at", "Quessarin") in got, got
+    assert not any(h == "Ruby Pane Medal" and r.startswith("blew") for h, r, _ in got), got
+
+
+def test_the_family_a_thing_was_bought_from_is_one_node(ex):
+    """"bought Brennick Saltworks from the Molgrave family" also gave "mentions · Molgrave"."""
+    got = triples(ex, "Quarrel Vale Carrying Company\nThe Quarrel Vale Carrying Company was a haulage firm. In 1897 it "
+                      "bought Brennick Saltworks from the Molgrave family.")
+    assert ("Quarrel Vale Carrying Company", "bought from", "Molgrave family") in got, got
+    assert "Molgrave" not in nodes(got), got
+    got = triples(ex, "Harrow Mills\nHarrow Mills was a textile firm. In 1910 it bought the Calder Dyeworks from the "
+                      "Pellam family.")
+    assert ("Harrow Mills", "bought from", "Pellam family") in got, got
+    assert "Pellam" not in nodes(got), got
