@@ -211,7 +211,9 @@ class SpacyExtractor:
     # tagged a verb ("the rope works") kept, "Ashgrove" the "Ashgrove Trading House" and "Dorran" the "Dorran Calloran"
     # v43: "the town hall of X", "the grain market", "the award ceremony" their own node (never the title), "opened a
     # shop in X" the verb's "opened shop in · X", "the furnace at Vellmora" the title "Vellmora Glassworks"
-    model_id = f"spacy-v43:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v44: any verb's "built a warehouse in X" is "built warehouse in · X", "Under the new owners" no edge, "the chapel
+    # of X" its own node "chapel of X", "for a salt she made" the person named before, "the X family" no bare "X"
+    model_id = f"spacy-v44:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
