@@ -231,8 +231,8 @@ class _Mentions:
                 other = self._other_sex_before(word, tok)  # "Wyre married Ilse Marrow; she …": not Wyre, a "he"
                 if other is not None:
                     return other
-            if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":
-                return pr.relative_person(self, word, tok) if got is None or got[1] != "TITLE" else None
+            if got is None or got[1] in VALUE_LABELS or got[1] == "TITLE":  # the title by name: its pronoun
+                return None if (self.mention_of.get(first.i) or (0, 0, ""))[2] == "TITLE" else pr.relative_person(self, word, tok)
             tag = str(first.tag_) + ("+body" if got[1] == "ORG" and first.lower_ in BODY_NOUNS else "")  # "the group"
             made = word in ("he", "she") and first.pos_ == "PROPN" and self._subjects_ready() and (  # "the luthier X"
                 self._person(got, tag) or self._gender.get(got[0]) == word)  # (tagged ORG), one the text called "she"

@@ -149,7 +149,8 @@ def relative_person(m: Any, word: str, tok: Any) -> tuple[str, str] | None:
     if word not in ("he", "she") or tok.head.dep_ != "relcl" or not m._subjects_ready():
         return None
     for t in reversed(m.doc[tok.sent.start:tok.i]):
-        got = m.mention(t) if t.pos_ == "PROPN" and t.dep_ != "compound" else None
+        main = t.dep_ in ("attr", "appos")  # "was Corra Molgrave", not "the town of Wendlecross, which she ran"
+        got = m.mention(t) if t.pos_ == "PROPN" and main else None
         if got is not None and got[1] != "TITLE" and m._person(got, t.tag_) and m._sex_fits(got[0], word):
             return got  # type: ignore[no-any-return]
     return None

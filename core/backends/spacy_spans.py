@@ -411,10 +411,11 @@ def of_title(m: Any, tok: Any) -> bool:
     """Whether the definite subject ``tok`` is "the <noun> of <the title>" naming a thing of its own: "the chapel of
     Tarsk was built in 1893" (an audit's KG read "Tarsk · built in · 1893"; a hamlet is no chapel). Not a noun the
     text gave the title as its kind ("Tarsk is a hamlet … the hamlet of Tarsk"), nor its own measure or make-up
-    ("The population of Tarsk was 400": :data:`_OWN_ATTRS`)."""
+    ("The population of Tarsk was 400": :data:`_OWN_ATTRS`), nor a copula's subject ("The first winner of X was Y":
+    Y's role, :meth:`_relational_subject`)."""
     kinds = {t.lower_ for t in tok.doc if t.i != tok.i and (t.dep_ in ("attr", "appos") or (
         t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos")))}
-    if tok.pos_ != "NOUN" or tok.lower_ in kinds or tok.lower_ in _OWN_ATTRS:
+    if tok.pos_ != "NOUN" or tok.lower_ in kinds or tok.lower_ in _OWN_ATTRS or tok.head.lower_ in COPULAS:
         return False
     return any(c.dep_ == "prep" and c.lower_ == "of" and any(
         p.dep_ == "pobj" and m.mention(p) == (m.title, "TITLE") for p in c.children) for c in tok.children)
