@@ -403,13 +403,13 @@ def noun_read_as_verb(verb: Any) -> bool:
 
 #: nouns of a place or thing's own measure or make-up: "The population of Tarsk was 400" is Tarsk's (:func:`of_title`)
 _OWN_ATTRS = frozenset({"population", "area", "name", "economy", "climate", "history", "geography", "culture", "rest",
-                        "part", "majority", "residents", "inhabitants", "people", "size", "length", "elevation", "total",
-                        "office", "headquarters"})  # "The head office of X stood in Y": the firm's seat
+                        "part", "majority", "residents", "inhabitants", "citizens", "people", "capital", "surface", "size",
+                        "length", "elevation", "total", "office", "headquarters"})  # "The head office of X stood in Y": the firm's seat
 
 
 def of_title(m: Any, tok: Any) -> bool:
-    """Whether the definite subject ``tok`` is "the <noun> of <the title>" naming a thing of its own: "the chapel of
-    Tarsk was built in 1893" (an audit's KG read "Tarsk · built in · 1893"; a hamlet is no chapel). Not a noun the
+    """Whether the definite subject ``tok`` is "the <noun> of <the title>", a place, naming a thing of its own: "the
+    chapel of Tarsk was built in 1893" (an audit's KG read "Tarsk · built in · 1893"; a hamlet is no chapel). Not a noun the
     text gave the title as its kind ("Tarsk is a hamlet … the hamlet of Tarsk"), nor its own measure or make-up
     ("The population of Tarsk was 400": :data:`_OWN_ATTRS`), nor a copula's subject ("The first winner of X was Y":
     Y's role, :meth:`_relational_subject`)."""
@@ -417,5 +417,7 @@ def of_title(m: Any, tok: Any) -> bool:
         t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos")))}
     if tok.pos_ != "NOUN" or tok.lower_ in kinds or tok.lower_ in _OWN_ATTRS or tok.head.lower_ in COPULAS:
         return False
-    return any(c.dep_ == "prep" and c.lower_ == "of" and any(
-        p.dep_ == "pobj" and m.mention(p) == (m.title, "TITLE") for p in c.children) for c in tok.children)
+    place = bool(kinds & ana.PLACE_NOUNS)  # only a place's: "the version of <song>", "the administration of <school>"
+    return any(c.dep_ == "prep" and c.lower_ == "of" and any(  # are the title's aspects (MuSiQue)
+        p.dep_ == "pobj" and (place or p.ent_type_ in ("GPE", "LOC")) and m.mention(p) == (m.title, "TITLE")
+        for p in c.children) for c in tok.children)
