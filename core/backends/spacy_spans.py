@@ -379,10 +379,11 @@ def prep_relation(m: Any, verb: Any, prep: Any, role: str, obj: Any, tail: tuple
     """The relation of ``verb``'s preposition ``prep`` to its object ``obj`` (``tail``), ``role`` being the verb's
     phrase: "built a warehouse in Stroud Amberley" → "built warehouse in" (an audit's KG read "built in", as if the
     firm itself were built there; the object "a warehouse" is no node), for a named, non-value object, as
-    :meth:`_light_object` does where the parser hangs the preposition on the noun. None for "under" with a generic
+    :meth:`_light_object` does where the parser hangs the preposition on the noun. None for a fronted "under" with a generic
     noun phrase ("Under the new owners the works laid …"): no node "new owners", no edge."""
-    if prep.lower_ == "under" and obj.pos_ == "NOUN" and not any(t.pos_ == "PROPN" or t.ent_type_ for t in obj.subtree):
-        return None
+    if prep.lower_ == "under" and prep.i < verb.i and obj.pos_ == "NOUN" and not any(
+            t.pos_ == "PROPN" or t.ent_type_ for t in obj.subtree):  # a fronted one: "operated under the binary
+        return None  # system" (MuSiQue) says how
     if tail is None or not tail[1] or tail[1] in VALUE_LABELS or obj.pos_ == "PRON":
         return f"{role} {prep.lower_}"
     for d in verb.children:  # an indefinite bare noun before the preposition: "a warehouse", "a speech"
