@@ -230,8 +230,9 @@ class _Piece(_Mentions):
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
                         own = rel if copula else spans.prep_relation(self, verb, c, role, o, tail)  # "built a shed in"
-                        for s in (dates.date_holders(self, verb, c, tail, subjects) if not copula else subjects) if own else []:
-                            self.add(s, own, tail)
+                        for s in (dates.date_holders(self, verb, c, tail, subjects) if not copula else subjects):
+                            if own:  # None: "Under the new owners …", no edge
+                                self.add(s, own, tail)
                 if c.dep_ == "agent":  # "founded by X in the mill town of Y": founded in Y
                     places.agent_place(self, c, subjects, phrase)
                 # "directed by X" under "starring" etc. is handled as its own verb
