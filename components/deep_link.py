@@ -1,9 +1,10 @@
 """Deep links: the workspace, the question and the method in a page's URL, so a shared link opens the same view.
 
 ``/granker?workspace=musique&q=Who+founded+...`` (any question page; ``&method=ppr`` on the Evidence chains
-and Compare pages; ``q`` may also be a workspace question's id, ``&q=lothair-mother``): on the first run of a session with that link, or when the link changes, the frame hands
-the question to the page exactly as the Compare page's "Step through" does (:func:`state.hand_over`: the
-sidebar switches to the workspace, the page picks the question, or types it when the workspace lacks it).
+and Compare pages; ``q`` may also be a workspace question's id, ``&q=lothair-mother``): on the first run of a
+session with that link, or when the link changes, the frame hands the question to the page exactly as the Compare
+page's "Step through" does (:func:`state.hand_over`: the sidebar switches to the workspace, the page picks the
+question, or types it when the workspace lacks it).
 Each question page then writes its workspace and question back (:func:`publish`), so the address bar is
 always a link to what is on screen. Link values are user text: they are shown escaped, like any question.
 
