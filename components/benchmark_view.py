@@ -859,21 +859,23 @@ def other_workspace_note(summary: Mapping[str, Any], act: Active) -> None:
                   args=(own[0],), icon=":material/folder_open:")
 
 
-def stale_note(summary: Mapping[str, Any], act: Active) -> None:
+def stale_note(summary: Mapping[str, Any], act: Active) -> bool:
     """Say when the active workspace — the one the run was made on — changed since the run (documents added, a
-    rebuild, another index): the report's figures are of the workspace as it was, and its rows open on the new one."""
+    rebuild, another index): the report's figures are of the workspace as it was, and its rows open on the new one.
+    Returns whether it did."""
     settings, ws = summary.get("settings") or {}, act.workspace
     if str(settings.get("workspace") or "") != ws.name:
-        return
+        return False
     try:
         changed = report_change(settings, ws, act.graph)  # the page's graph: a store's view counts without a read
     except (EgxError, OSError):  # a workspace that cannot be read is said elsewhere; the report still shows
-        return
+        return False
     if changed:
         st.warning(f"**Out of date**: the workspace “{md_escape(ws.name)}” changed since this run — "
                    f"{md_escape(changed)}. These figures are of the workspace as it was; a row opened on Compare "
                    "runs on the current one. Run again under a new name to compare before and after.",
                    icon=":material/history:")
+    return bool(changed)
 
 
 def report(act: Active) -> None:
@@ -903,10 +905,12 @@ def report(act: Active) -> None:
                 "stopped) before the first one finished, or it has only just started. Run it again under the same "
                 "name, or open another run on “Load a report”.", icon=":material/inbox:")
         return
-    stale_note(summary, act)  # the workspace changed since (documents added): these figures are of the older one
+    stale = stale_note(summary, act)  # the workspace changed since (documents added): these figures are the older one's
     # questions left out, rows trained on, few passages, gold the workspace lacks: above the figures they qualify (an
     # audit found the few-passages note 2,000 px under its "100 [100, 100]")
     for title, text in run_note_items(summary):
+        if stale and title == "Few passages":  # of the workspace as it was: an audit read "Only 8 passages" under the
+            title = "Few passages when this run was made"  # page's "This workspace has 9 passages"
         st.warning(f"**{md_escape(title)}**: {md_escape(text)}", icon=":material/report:")
     bench_view.metric_table(summary)  # every figure with its 95 % interval, and the question count
     node_table = node_rows(summary)

@@ -165,6 +165,11 @@ def test_a_loaded_report_says_when_its_workspace_changed_since(home):
     assert not at2.exception, [e.value for e in at2.exception]
     shown = [plain(w.value) for w in at2.warning if "Out of date" in w.value]
     assert len(shown) == 1 and "3 passages added (20 → 23)" in shown[0], shown
+    # its few-passages note is of the workspace as it was (audit 51 read "Only 8 passages" under "This workspace has
+    # 9 passages")
+    few = [plain(w.value) for w in at2.warning if "Only 20 passages" in w.value]
+    assert len(few) == 1 and few[0].startswith("**Few passages when this run was made**: Only 20 passages"), few
+    assert [plain(w.value) for w in at.warning if w.value.startswith("**Few passages**: Only 23 passages")]
 
 
 def test_benchmark_page_never_writes_outside_the_runs_folder(home, tmp_path):
