@@ -405,20 +405,56 @@ def noun_read_as_verb(verb: Any) -> bool:
 #: nouns of a place or thing's own measure or make-up: "The population of Tarsk was 400" is Tarsk's (:func:`of_title`)
 _OWN_ATTRS = frozenset({"population", "area", "name", "economy", "climate", "history", "geography", "culture", "rest",
                         "part", "majority", "residents", "inhabitants", "citizens", "people", "capital", "surface", "size",
-                        "length", "elevation", "total", "office", "headquarters"})  # "The head office of X stood in Y": the firm's seat
+                        "length", "elevation", "total", "office", "headquarters", "territory"})  # "The head office of X stood in Y": the firm's seat
+
+
+#: near-synonyms a definite description may use for its title's kind: "the firm" of a publisher, "the movie" of a film
+#: (:func:`title_kinds`); church words only for a church ("the chapel of the works" is no publisher)
+_KIND_GROUPS = tuple(frozenset(g.split()) for g in (
+    "town village hamlet city settlement place municipality community locality township commune suburb",
+    "company firm business works publisher enterprise corporation manufacturer maker concern brand label retailer",
+    "film movie picture", "band group duo trio quartet ensemble", "song single track tune ballad",
+    "album record ep lp", "prize award medal trophy honour honor", "church chapel cathedral abbey basilica minster",
+    "series show programme program sitcom drama serial", "novel book", "team club side franchise",
+    "school college university academy institute", "newspaper paper magazine journal", "ship vessel boat steamer"))
+
+
+def title_kinds(m: Any) -> tuple[set[str], bool]:
+    """The nouns a definite description may use for the passage's title (with their :data:`_KIND_GROUPS`): the title's
+    own last word ("the mill" of "Brinmoor Mills"), the kind its disambiguation gives ("(1994 film)"), the kinds the
+    text gives ("X is a hamlet", "X, a map publisher"); and whether the text or disambiguation gave one."""
+    title = (m.title or "").lower()
+    last = title.split(" (", 1)[0].split(",", 1)[0].split()[-1:]
+    given = {t.lower_ for t in m.doc if t.dep_ in ("attr", "appos") or (
+        t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos"))}
+    given |= set(re.findall(r"\((?:[^)]* )?(\w+)\)", title))
+    kinds = {w for k in set(last) | given for w in (k, k.rstrip("s"))}
+    return kinds | {w for g in _KIND_GROUPS if kinds & g for w in g}, bool(given)
 
 
 def of_title(m: Any, tok: Any) -> bool:
-    """Whether the definite subject ``tok`` is "the <noun> of <the title>", a place, naming a thing of its own: "the
-    chapel of Tarsk was built in 1893" (an audit's KG read "Tarsk · built in · 1893"; a hamlet is no chapel). Not a noun the
-    text gave the title as its kind ("Tarsk is a hamlet … the hamlet of Tarsk"), nor its own measure or make-up
-    ("The population of Tarsk was 400": :data:`_OWN_ATTRS`), nor a copula's subject ("The first winner of X was Y":
-    Y's role, :meth:`_relational_subject`)."""
-    kinds = {t.lower_ for t in tok.doc if t.i != tok.i and (t.dep_ in ("attr", "appos") or (
-        t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.dep_ in ("attr", "appos")))}
-    if tok.pos_ != "NOUN" or tok.lower_ in kinds or tok.lower_ in _OWN_ATTRS or tok.head.lower_ in COPULAS:
+    """Whether the definite subject ``tok`` names a thing of the title's ("<noun> of <title>"), not the title: its head
+    noun is no kind of the title (:func:`title_kinds`), "the chapel of the works was built in 1893" (an audit's KG read
+    "Stask Atlas Works · built in · 1893"; a publisher is no chapel), "the fair was started in 1820" in a village's
+    passage, while "the film" of a film or "the firm" of a publisher stays the title. Only "the <noun> of <the title>",
+    or a bare noun where the text gave the title a kind; never the title's own measure or make-up ("The population of
+    Tarsk was 400": :data:`_OWN_ATTRS`), nor a copula's subject ("The first winner of X was Y")."""
+    if tok.pos_ != "NOUN" or tok.lower_ in _OWN_ATTRS or tok.head.lower_ in COPULAS:
         return False
-    place = bool(kinds & ana.PLACE_NOUNS)  # only a place's: "the version of <song>", "the administration of <school>"
-    return any(c.dep_ == "prep" and c.lower_ == "of" and any(  # are the title's aspects (MuSiQue)
-        p.dep_ == "pobj" and (place or p.ent_type_ in ("GPE", "LOC")) and m.mention(p) == (m.title, "TITLE")
-        for p in c.children) for c in tok.children)
+    kinds, given = title_kinds(m)
+    if tok.lower_ in kinds or tok.lower_.rstrip("s") in kinds:
+        return False
+    of = any(c.dep_ == "prep" and c.lower_ == "of" and any(
+        p.dep_ == "pobj" and m.mention(p) == (m.title, "TITLE") for p in c.children) for c in tok.children)
+    place = bool(kinds & ana.PLACE_NOUNS) or any(t.ent_type_ in ("GPE", "LOC") and m.mention(t) == (m.title, "TITLE")
+                                                 for t in tok.children for t in t.children)
+    if of and place:  # "the corn exchange of Gaulmere"; not "the version of <song>", "the course of the river"
+        return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
+    thing = tok.lower_ in _PLACE_THINGS  # a thing that stands in a place, in a place's or firm's passage
+    return thing and (of or (given and bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])))) and not any(
+        c.dep_ == "compound" and c.pos_ == "NOUN" for c in tok.children)
+
+
+#: things of a place or firm (:func:`of_title`)
+_PLACE_THINGS = frozenset({"church", "chapel", "fair", "festival", "feast", "carnival", "regatta", "showroom", "school",
+                           "library", "museum", "market", "mill", "hall", "hospital", "station", "bridge", "fort"})
