@@ -37,9 +37,10 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
     1931" → (International Honey Exhibition, hosted in, 1931) too (an audit's KG had only "<city> · hosted in · 1931",
     which says nothing of what was hosted). Only an active verb's named object that is no place ("left Texas in 1999":
     the leaving is hers), a date "in"/"on" that is no span of time ("not won in 107 years"), and no verb whose date is
-    only its subject's (:data:`SUBJECTS_DATE`). ``objects``: the object mentions the date is of (default: the verb's
+    only its subject's (:data:`SUBJECTS_DATE`, :data:`RECEIVES`: "received the Garrow Medal in 1902" is no date of the
+    medal, given every year; an audit's KG read "Garrow Medal · received in · 1902"). ``objects``: the object mentions the date is of (default: the verb's
     ``dobj`` and its conjuncts)."""
-    if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE or any(
+    if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE | RECEIVES or any(
             c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
         return []
     if objects is None:
@@ -62,3 +63,20 @@ def date_holders(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None, sub
     if dated and made and verb.lower_ in OBJECTS_DATE and not any(m._person(got, "NNP") for got in dated):
         return dated
     return subjects + dated
+
+
+#: participles that make their head's object, after a comma: "holds a map fair every spring, started in 1971"
+_MADE = OBJECTS_DATE | {"started", "begun", "held", "organised", "organized", "restored", "renamed", "named"}
+
+
+def participle_object(verb: Any) -> Any:
+    """The object of ``verb``'s head a participle after a comma is on ("given the Grey Lark violin, made … by X": the
+    violin was made; "The town holds a map fair every spring, started in 1971": the fair was started, an audit's KG read
+    "Grisholt · started in · 1971"): a conjunct with an agent or a verb of making (:data:`_MADE`), only a time phrase
+    ("every spring") between the object and the comma. None else."""
+    if verb.dep_ != "conj" or verb.i == 0 or verb.doc[verb.i - 1].text != "," or not (
+            any(c.dep_ == "agent" for c in verb.children) or verb.lower_ in _MADE):
+        return None
+    times = {t.i for c in verb.head.children if c.dep_ == "npadvmod" for t in c.subtree}
+    return next((d for d in verb.head.children if d.dep_ == "dobj" and d.i < verb.i and all(
+        i in times for i in range(d.right_edge.i + 1, verb.i - 1))), None)

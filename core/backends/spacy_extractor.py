@@ -213,7 +213,9 @@ class SpacyExtractor:
     # shop in X" the verb's "opened shop in · X", "the furnace at Vellmora" the title "Vellmora Glassworks"
     # v44: any verb's "built a warehouse in X" is "built warehouse in · X", "Under the new owners" no edge, "the chapel
     # of X" its own node "chapel of X", "for a salt she made" the person named before, "the X family" no bare "X"
-    # v45: a definite subject not of the title's kind ("the chapel of the works", "the fair" of a village) its own node
+    # v45: a definite subject not of the title's kind ("the chapel of the works", "the fair" of a village) its own node,
+    # "Its tower" after "The church of X" the church's, "for a chart he drew" the winner's whatever his tag, no "by 1900"
+    # or "of 1899" date edge, "a school of engraving" and bare-plural objects kept, "the Dunmore family" no bare "Dunmore"
     model_id = f"spacy-v45:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

@@ -159,7 +159,7 @@ class _Mentions:
                     if not lists.own_thing_noun(tok, self.title):
                         return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
             if len(words) == 1 and not proper and not words[0].like_num:
-                return None  # a bare common noun ("film") would join every passage about one
+                return spans.of_phrase(self, tok)  # a bare common noun ("film") would join every passage about one
         return name, label
 
     # -- simple coreference ----------------------------------------------------------------------

@@ -43,6 +43,7 @@ class _Collected:
         #: bare words a mention of which only qualifies a family noun ("Under Keswin ownership", "the Keswin name"):
         #: the one firm the passage names with that word, else no node (:meth:`aliases`)
         self.family: set[str] = set()
+        self.kin: dict[str, str] = {}  # such a word before "family"/"brothers"/"sisters": "Dunmore" → "Dunmore family"
         self.unqualified: set[str] = set()  # names with a mention that qualifies no family noun
         #: names a mention of which is a place on its own ("born in X", "the town of X", "X is a village"): never the
         #: firm the passage names with that first word (:meth:`aliases`; "the furnace at Vellmora" is the glassworks)
@@ -62,6 +63,10 @@ class _Collected:
                 self.own_places.add(piece.text_of(span))
             if span[2] and root.dep_ in ("compound", "nmod") and root.head.lower_ in _FAMILY_NOUNS:
                 self.family.add(piece.text_of(span))
+                if root.head.lower_ in _KIN_GROUPS and root.head.i == span[1] and span[2] != "NORP" and not any(
+                        c.dep_ == "prep" for c in root.head.children) and piece.doc[span[0] - 1].lower_ == "the":
+                    # "the Dunmore family", not "the Holiday Inn family" (the bare "Inn") nor "family of brands"
+                    self.kin[piece.text_of(span)] = f"{piece.text_of(span)} {root.head.lower_}"
             elif span[2]:  # "Knott added …" beside "the Knott family": a name of its own
                 self.unqualified.add(piece.text_of(span))
             if span[2] and span[2] != "TITLE" and span[2] not in VALUE_LABELS:
@@ -149,6 +154,9 @@ class _Collected:
             w = words(name)
             if len(w) == 1 and f"{name} family" in self.labels:  # "bought it from the Molgrave family": that node alone
                 family.add(name)
+                continue
+            if len(w) == 1 and name in self.kin:  # "until the sale to the Dunmore family": no edge, yet no bare "Dunmore"
+                out[name] = self.kin[name]
                 continue
             if self.labels.get(name) == "NORP" or not any(  # "the Tuareg name"; "the Calvert family" its
                     len(fw) > 1 and w and w[0] in (fw[0], fw[-1]) for fw, _ in firsts):  # only node: kept
@@ -285,7 +293,9 @@ class _Collected:
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "NORP", "LANGUAGE"})
 #: nouns a bare family word only qualifies ("Under Keswin ownership", "the Keswin name"; :attr:`_Collected.family`)
 _FAMILY_NOUNS = frozenset({"ownership", "name", "family", "control", "management", "era", "brand", "estate", "heirs",
-                           "dynasty", "fortune"})
+                           "dynasty", "fortune", "brothers", "sisters"})
+#: nouns of a family a bare name before them is of: its node is "<name> family" (:attr:`_Collected.kin`)
+_KIN_GROUPS = frozenset({"family", "brothers", "sisters"})
 
 
 def _person_named(name: str, label: str) -> bool:

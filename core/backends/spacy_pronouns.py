@@ -141,16 +141,40 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     return None if not got[0] or got[1] == "TITLE" else got
 
 
+#: role nouns of a copula's subject whose attribute is a person: "The first winner of X was Perrin Oakhurst"
+_ROLE = re.compile(r"(?:er|or|ist|ent|ant|ee)s?$")
+
+
 def relative_person(m: Any, word: str, tok: Any) -> tuple[str, str] | None:
     """What the "he"/"she" subject ``tok`` of a relative clause stands for when its sentence's subject is no person
     (:meth:`core.backends.spacy_mentions._Mentions.antecedent`): the person named last before it in the sentence that
     fits ``word``. "The first winner of the Heron Salt Prize was Corra Molgrave, for a flaked salt she made in the white
-    salt house at Brennick": Corra made it (an audit's KG read "Heron Salt Prize · made at · Brennick"). None else."""
+    salt house at Brennick": Corra made it (an audit's KG read "Heron Salt Prize · made at · Brennick"); the name after "the
+    first winner … was" is a person whatever the small model tags it ("Perrin Oakhurst" NORP). None else."""
     if word not in ("he", "she") or tok.head.dep_ != "relcl" or not m._subjects_ready():
         return None
     for t in reversed(m.doc[tok.sent.start:tok.i]):
         main = t.dep_ in ("attr", "appos")  # "was Corra Molgrave", not "the town of Wendlecross, which she ran"
         got = m.mention(t) if t.pos_ == "PROPN" and main else None
-        if got is not None and got[1] != "TITLE" and m._person(got, t.tag_) and m._sex_fits(got[0], word):
+        role = t.dep_ == "attr" and any(c.dep_ == "nsubj" and c.pos_ == "NOUN" and _ROLE.search(c.lower_) for c in t.head.children)
+        if got is not None and got[1] != "TITLE" and (m._person(got, t.tag_) or role) and m._sex_fits(got[0], word):
             return got  # type: ignore[no-any-return]
     return None
+
+
+def its_thing(m: Any, poss: Any) -> tuple[str, str] | None:
+    """What an "its" of a sentence opening with "Its" stands for when the sentence before's subject is "the <noun> of <Name>", no
+    kind of the title: "The church of Saint Edda stands on the hill … Its tower was built in 1512" is the church's
+    tower (an audit's KG read "Grisholt · tower built in · 1512"), the node "church of Saint Edda". None else."""
+    if poss.lower_ != "its" or poss.doc[poss.sent.start].lower_ != "its" or poss.sent.start == 0:
+        return None
+    prev = m.doc[poss.sent.start - 1].sent
+    sub = next((t for t in prev if t.dep_ in ("nsubj", "nsubjpass") and t.head.dep_ == "ROOT"), None)
+    if sub is None or sub.pos_ != "NOUN" or not any(c.dep_ == "det" and c.lower_ == "the" for c in sub.children):
+        return None
+    from core.backends.spacy_spans import title_kinds  # spacy_spans imports this module's callers
+    names = [m.mention(p) for c in sub.children if c.dep_ == "prep" and c.lower_ == "of" for p in c.children
+             if p.dep_ == "pobj" and p.pos_ == "PROPN"]
+    if not names or names[0] is None or names[0][1] in ("TITLE", "DATE", "CARDINAL") or sub.lower_ in title_kinds(m)[0]:
+        return None
+    return f"{sub.lower_} of {names[0][0]}", ""

@@ -23,7 +23,7 @@ from core.backends import spacy_spans as spans
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
-from core.backends.spacy_pronouns import ROLE_GENDER, couple
+from core.backends.spacy_pronouns import ROLE_GENDER, couple, its_thing
 from core.backends.spacy_spans import COPULAS as _COPULAS
 from core.text import canonical_entity, normalize_name
 
@@ -79,8 +79,8 @@ class _Piece(_Mentions):
     def add(self, head: tuple[str, str] | None, relation: str, tail: tuple[str, str] | None) -> None:
         if head is None or tail is None or not relation:
             return
-        if head[1] in VALUE_LABELS:
-            return
+        if head[1] in VALUE_LABELS or (tail[1] == "DATE" and relation.endswith(" of") and tail[0].isdigit()):
+            return  # "cut the plates for the Blue Atlas of 1899": the atlas's year, no "cut of · 1899"
         if normalize_name(canonical_entity(head[0])) == normalize_name(canonical_entity(tail[0])):
             return
         self.labels.setdefault(head[0], head[1])
@@ -125,9 +125,8 @@ class _Piece(_Mentions):
 
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = named_subjects([c for c in verb.children if c.dep_ in _SUBJ])  # not "The puppeteer" before her name
-        obj = next((d for d in verb.head.children if d.dep_ == "dobj" and d.right_edge.i + 2 == verb.i), None)
-        if not subs and obj is not None and verb.dep_ == "conj" and self.doc[verb.i - 1].text == "," and any(
-                c.dep_ == "agent" for c in verb.children) and not any(c.dep_ == "dobj" for c in verb.children):
+        obj = dates.participle_object(verb)
+        if not subs and obj is not None and not any(c.dep_ == "dobj" for c in verb.children):
             subs = [obj]  # "given the Grey Lark violin, made … by X": the violin was made (a participle on the object)
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
@@ -334,7 +333,7 @@ class _Piece(_Mentions):
             if s.dep_ in ("nsubj", "nsubjpass") and s.pos_ == "NOUN" and self.mention(s, as_subject=True) is None:
                 for c in s.children:
                     if c.dep_ == "poss":
-                        owner = self._possessor(c)
+                        owner = its_thing(self, c) or self._possessor(c)  # "… Its tower": the church's
                         return (owner, s.lower_) if owner is not None and owner[1] not in VALUE_LABELS else None
         return None
 
@@ -390,7 +389,9 @@ class _Piece(_Mentions):
     def _role_object(self, subjects: list[tuple[str, str]], phrase: str, prep: Any) -> None:
         """"She joined the glassworks as an apprentice to Tobias Fenn" → (she, joined as apprentice to, Tobias Fenn):
         the role noun alone ("apprentice") is no mention, so the person it ties her to was lost (an audit). A role
-        with its own name ("as the director Owen Pike") is that name."""
+        with its own name ("as the director Owen Pike") is that name; a fronted life stage ("As a young woman") none."""
+        if prep.i < prep.head.i and any(p.lower_ in spans.LIFE_STAGES for p in prep.children):
+            return
         for p in prep.children:
             if p.dep_ != "pobj":
                 continue

@@ -113,6 +113,9 @@ def mention_spans(doc: Any, title: str | None) -> dict[int, Span]:
             # "the Guild of Bell Ringers" of Lesk: "X of Y of Z", all capitalised, is one name
             j = _of_name_end(doc, start, end + 1)
             end = covered = j if j > end + 1 else end
+        while end - start > 1 and ent.label_ not in VALUE_LABELS and doc[end - 1].is_lower and doc[end - 1].is_alpha \
+                and doc[end - 1].pos_ in ("ADP", "CCONJ", "DET", "ADJ", "SCONJ"):  # "Kettlemoor of the coastal shoals"
+            end -= 1  # (a name cut from its noun); "Republic of the Congo and" the Republic of the Congo
         cut = _double_object(doc, start, end)
         if cut is not None:  # "awarded Varn the Lumen Medal": the recipient, then the thing given
             for i in range(start, cut[0]):
@@ -384,13 +387,43 @@ def prep_relation(m: Any, verb: Any, prep: Any, role: str, obj: Any, tail: tuple
     if prep.lower_ == "under" and prep.i < verb.i and obj.pos_ == "NOUN" and not any(
             t.pos_ == "PROPN" or t.ent_type_ for t in obj.subtree):  # a fronted one: "operated under the binary
         return None  # system" (MuSiQue) says how
+    if prep.lower_ in ("by", "of") and tail is not None and tail[1] == "DATE" and re.search(  # "By 1900 it employed":
+            r"\d|centur|\bages\b", tail[0], re.IGNORECASE):  # (not "ceded by the Qing dynasty", tagged DATE)
+        return None  # a deadline, never the agent ("employed by · 1900"); "the Blue Atlas of 1899" the atlas's ("cut of")
     if tail is None or not tail[1] or tail[1] in VALUE_LABELS or obj.pos_ == "PRON":
         return f"{role} {prep.lower_}"
-    for d in verb.children:  # an indefinite bare noun before the preposition: "a warehouse", "a speech"
-        if d.dep_ == "dobj" and d.pos_ == "NOUN" and d.i < prep.i and m.mention(d) is None and any(
-                c.dep_ == "det" and c.lower_ in ("a", "an") for c in d.children):
-            return f"{role} {d.lower_} {prep.lower_}"
+    for d in verb.children:  # an indefinite bare noun before the preposition: "a warehouse", "a speech"; bare plurals
+        if d.dep_ == "dobj" and d.pos_ == "NOUN" and d.i < prep.i and m.mention(d) is None and (any(
+                c.dep_ == "det" and c.lower_ in ("a", "an") for c in d.children) or (d.tag_ == "NNS" and not any(
+                c.dep_ in ("det", "poss", "nummod", "amod", "compound") for c in d.children))):
+            listed = [d] + [c for c in d.subtree if c.dep_ == "conj" and c.pos_ == "NOUN" and c.i < prep.i]
+            words = [t.lower_ for t in listed]  # "acquired presses, vans and depots throughout Calderane"
+            return f"{role} {', '.join(words[:-1]) + ' and ' if len(words) > 1 else ''}{words[-1]} {prep.lower_}"
     return f"{role} {prep.lower_}"
+
+
+#: stages of a life: a fronted "As a young woman Vell worked …" says when, never the role "worked as · young woman"
+LIFE_STAGES = frozenset({"woman", "man", "girl", "boy", "child", "teenager", "youth", "adult", "baby", "infant",
+                         "student", "schoolboy", "schoolgirl", "youngster", "adolescent", "lad", "widow", "widower"})
+
+
+#: nouns of a quantity or sort: "a number of towns" is no thing "number of towns" (:func:`of_phrase`)
+_MEASURES = frozenset({"number", "lot", "series", "group", "variety", "range", "couple", "pair", "kind", "type", "sort",
+                       "part", "total", "amount", "member", "piece", "set", "collection", "list", "majority", "bit"})
+
+
+def of_phrase(m: Any, tok: Any) -> tuple[str, str] | None:
+    """The object "a <noun> of <noun>" as one node: "the town built a school of engraving on the quay" → "school of
+    engraving" (an audit's KG lost the object, the bare "school" being no node); not a quantity ("a number of towns")."""
+    of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    obj = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    if tok.dep_ != "dobj" or tok.lower_ in _MEASURES or obj is None or obj.pos_ != "NOUN" or any(
+            c.dep_ in ("det", "poss", "nummod") for c in obj.children) or not any(
+            c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children) or any(
+            t.pos_ == "PROPN" for t in tok.subtree):  # "a plot of land on Manhattan Island": "purchased plot on"
+        return None
+    words = [t.lower_ for t in obj.subtree if t.i <= obj.i]  # "a network of major and minor canals"
+    return f"{tok.lower_} of {' '.join(words)}", ""
 
 
 def noun_read_as_verb(verb: Any) -> bool:
@@ -405,7 +438,8 @@ def noun_read_as_verb(verb: Any) -> bool:
 #: nouns of a place or thing's own measure or make-up: "The population of Tarsk was 400" is Tarsk's (:func:`of_title`)
 _OWN_ATTRS = frozenset({"population", "area", "name", "economy", "climate", "history", "geography", "culture", "rest",
                         "part", "majority", "residents", "inhabitants", "citizens", "people", "capital", "surface", "size",
-                        "length", "elevation", "total", "office", "headquarters", "territory"})  # "The head office of X stood in Y": the firm's seat
+                        "length", "elevation", "total", "office", "headquarters", "territory",
+                        "number"})  # "The head office of X stood in Y": the firm's seat
 
 
 #: near-synonyms a definite description may use for its title's kind: "the firm" of a publisher, "the movie" of a film
@@ -445,14 +479,16 @@ def of_title(m: Any, tok: Any) -> bool:
     if tok.lower_ in kinds or tok.lower_.rstrip("s") in kinds:
         return False
     of = any(c.dep_ == "prep" and c.lower_ == "of" and any(
-        p.dep_ == "pobj" and m.mention(p) == (m.title, "TITLE") for p in c.children) for c in tok.children)
+        p.dep_ == "pobj" and (m.mention(p) == (m.title, "TITLE") or p.lower_ in kinds) for p in c.children)  # "of
+        for c in tok.children)  # the company" of a cotton firm
     place = bool(kinds & ana.PLACE_NOUNS) or any(t.ent_type_ in ("GPE", "LOC") and m.mention(t) == (m.title, "TITLE")
                                                  for t in tok.children for t in t.children)
     if of and place:  # "the corn exchange of Gaulmere"; not "the version of <song>", "the course of the river"
         return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
     thing = tok.lower_ in _PLACE_THINGS  # a thing that stands in a place, in a place's or firm's passage
-    return thing and (of or (given and bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])))) and not any(
-        c.dep_ == "compound" and c.pos_ == "NOUN" for c in tok.children)
+    return thing and (of or (given and bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])))) and not any(  # not "the
+        (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # church of
+        for c in tok.children)  # Saint Edda"
 
 
 #: things of a place or firm (:func:`of_title`)
