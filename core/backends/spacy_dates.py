@@ -38,10 +38,10 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
     which says nothing of what was hosted). Only an active verb's named object that is no place ("left Texas in 1999":
     the leaving is hers), a date "in"/"on" that is no span of time ("not won in 107 years"), and no verb whose date is
     only its subject's (:data:`SUBJECTS_DATE`, :data:`RECEIVES`: "received the Garrow Medal in 1902" is no date of the
-    medal, given every year; an audit's KG read "Garrow Medal · received in · 1902"). ``objects``: the object mentions the date is of (default: the verb's
-    ``dobj`` and its conjuncts)."""
-    if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE | RECEIVES or any(
-            c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
+    medal, given every year; an audit's KG read "Garrow Medal · received in · 1902"). ``objects``: the object mentions
+    the date is of (default: the verb's ``dobj`` and its conjuncts)."""
+    if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE | RECEIVES \
+            or any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
         return []
     if objects is None:
         # "who received it in 1891": the receiving is the subject's ("Columbia released it on …" dates the song too)

@@ -482,7 +482,7 @@ def of_title(m: Any, tok: Any) -> bool:
         p.dep_ == "pobj" and (m.mention(p) == (m.title, "TITLE") or p.lower_ in kinds) for p in c.children)  # "of
         for c in tok.children)  # the company" of a cotton firm
     place = bool(kinds & ana.PLACE_NOUNS) or any(t.ent_type_ in ("GPE", "LOC") and m.mention(t) == (m.title, "TITLE")
-                                                 for t in tok.children for t in t.children)
+                                                 for c in tok.children for t in c.children)
     if of and place:  # "the corn exchange of Gaulmere"; not "the version of <song>", "the course of the river"
         return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
     thing = tok.lower_ in _PLACE_THINGS  # a thing that stands in a place, in a place's or firm's passage
