@@ -302,17 +302,19 @@ STEPS: tuple[TourStep, ...] = (
              brief="The lesson under the answer: did the gold passages rank high, and whose passage holds the date the "
                    "model gave — the mother's, or another's? Then the triples tab."),
     TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
-             "The same question through every method.",
+             "The same question through every method. SG-RAG here matches the recorded model's query graph, not "
+             "the rule-built one of step 11 (no LLM), which found the date: the two query graphs differ.",
              "Which methods found both gold passages (Lothair II and his mother), and where did the others lose "
              "them? Where both were found and the answer is still wrong, retrieval did its part and the small "
              "model's reading did not: the lesson at the top of the page says where each wrong date came from "
-             "(in the fold under the lesson).",
+             "(in the fold under the lesson). SG-RAG's row is the recorded model's query graph, not step 11's "
+             "rule-built one.",  # audit 52 read steps 11 ("20 March 851") and 16 ("SG-RAG lost it") as contradicting
              lesson=True,
              # the fold is named by the runs shown ("Why the wrong answers are wrong" or "… only partly right"): the
              # step's text does not quote it (audit 48: a recording that changed would leave the text naming a fold
              # that is not there)
              brief="Which methods found both gold passages (Lothair II, his mother)? Found and still wrong: the "
-                   "fold under the lesson says where each date came from."),
+                   "fold under the lesson says why. SG-RAG here reads the model's query graph, not step 11's."),
     TourStep("pages/compare.py", JUDITH, "§4 (baselines)",
              "A third question of the demo through every method, with the same recorded 1.5B model: see what "
              "differs, now that most of its answers are right, from the Keanu and Lothair questions.",

@@ -247,3 +247,15 @@ def test_the_sgrag_lesson_names_the_sentence_picks_rule_in_short() -> None:
     assert _short_rule(pick) == ("the reranker ms-marco-minilm's score against the question; bridge: Ermengarde of "
                                  "Tours (question read as: When did Ermengarde of Tours die?)")
     assert _short_rule(None) == ""
+
+
+def test_the_lothair_compare_step_names_the_sgrag_step_it_differs_from():
+    """Audit 52 read step 11 (SG-RAG without an LLM finds "20 March 851") and step 16 (Compare: "SG-RAG lost it in
+    retrieval") as a contradiction: the Compare step says its SG-RAG row reads the recorded model's query graph, not
+    the rule-built one of the step it names — which must be SG-RAG's Lothair step without an LLM."""
+    (compare,) = _steps("pages/compare.py", tour.LOTHAIR)
+    named = re.findall(r"step (\d+)", compare.brief + compare.what + compare.look)
+    assert named and len(set(named)) == 1, named
+    sg = tour.STEPS[int(named[0]) - 1]
+    assert (sg.page, sg.question, sg.llm) == ("pages/subgraph.py", tour.LOTHAIR, "none"), sg
+    assert "query graph" in compare.brief and "rule-built" in compare.look
