@@ -144,7 +144,12 @@ def create_add_documents_ui(act: Active, *, drop_notes: Callable[[list], bool]) 
         confirmed = st.checkbox("Drop them and add the documents", key=S.DATA_ADD_CONFIRM,
                                 help="Add documents stays off until this is ticked: the trained models above are "
                                      "deleted with the old graph.")
-    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:", disabled=not confirmed or blocked):
+    why_off = "" if confirmed else ("Off until “Drop them and add the documents” above is ticked: adding deletes the "
+                                    "trained models it names.")  # at the button (audit 52 waited on it, told nowhere near)
+    if not st.button("Add documents", key=S.DATA_ADD, icon=":material/note_add:", disabled=not confirmed or blocked,
+                     help=why_off or None):
+        if why_off:
+            st.caption(why_off)
         show_add_job()
         return
     if not files:

@@ -59,8 +59,10 @@ def test_an_add_that_added_passages_is_a_success(home: Path, tmp_path: Path, mon
     assert any("Adding documents drops what was trained on the current graph: ReG's trained retriever" in
                plain(w.value) for w in upload.warning), [w.value for w in upload.warning]
     assert at.button(key=S.DATA_ADD).disabled  # confirmed first: a reflex click cannot drop them
+    off = "Off until “Drop them and add the documents” above is ticked"  # said at the button itself (audit 52)
+    assert at.button(key=S.DATA_ADD).help.startswith(off) and any(c.value.startswith(off) for c in upload.caption)
     at.checkbox(key=S.DATA_ADD_CONFIRM).check().run()
-    assert not at.button(key=S.DATA_ADD).disabled
+    assert not at.button(key=S.DATA_ADD).disabled and not at.button(key=S.DATA_ADD).help
     _add(at, ("b.jsonl", "\n".join(map(json.dumps, B)).encode(), "application/json"))
     assert any("Added 1 passage" in plain(s.value) for s in at.success), [s.value for s in at.success]
     assert not [w for w in at.warning if "added" in w.value.lower()], [w.value for w in at.warning]
