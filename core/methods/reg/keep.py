@@ -102,8 +102,9 @@ def judge(res: HeldOut) -> Verdict:
     held = [str(q) for q in (getattr(res, "split", None) or {}).get("test", ())]
     which = f": {', '.join(held)}" if 0 < len(held) == n < FEW_HELD_OUT else ""
     figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} question{'s' if n != 1 else ''}{which})"
-    noise = f"; {n} held-out question{'s' if n != 1 else ''} cannot tell the two apart (under {FEW_HELD_OUT}, a " \
-            "difference is noise)" if n < FEW_HELD_OUT else ""
+    # "a gap this size may still be noise", not "cannot tell the two apart" beside 0.106 vs 0.668 (audit 52: it read oddly)
+    noise = f"; on {n} held-out question{'s' if n != 1 else ''} a gap this size may still be noise (under " \
+            f"{FEW_HELD_OUT} questions, any difference can be)" if n < FEW_HELD_OUT else ""
     if beaten:
         few = (f"{noise}, so it is kept aside as the cautious choice — use it anyway, or train with more questions"
                if noise else "")
