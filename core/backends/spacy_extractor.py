@@ -216,7 +216,8 @@ class SpacyExtractor:
     # v45: a definite subject not of the title's kind ("the chapel of the works", "the fair" of a village) its own node,
     # "Its tower" after "The church of X" the church's, "for a chart he drew" the winner's whatever his tag, no "by 1900"
     # or "of 1899" date edge, "a school of engraving" and bare-plural objects kept, "the Dunmore family" no bare "Dunmore"
-    model_id = f"spacy-v45:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v46: "the fair" of a cup or any title the text gave a kind its own node, "the cellar of the house" (a part "of" it)
+    model_id = f"spacy-v46:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

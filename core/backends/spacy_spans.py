@@ -485,12 +485,16 @@ def of_title(m: Any, tok: Any) -> bool:
                                                  for c in tok.children for t in c.children)
     if of and place:  # "the corn exchange of Gaulmere"; not "the version of <song>", "the course of the river"
         return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
-    thing = tok.lower_ in _PLACE_THINGS  # a thing that stands in a place, in a place's or firm's passage
-    return thing and (of or (given and bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])))) and not any(  # not "the
+    thing = tok.lower_ in _PLACE_THINGS  # in a place's or firm's passage; a fair where the title has any kind (audit 52)
+    given = given and (bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])) or tok.lower_ in _PLACE_THINGS_EVENTS)
+    return ((thing and (of or given)) or (of and tok.lower_ in _PARTS)) and not any(  # "the cellar of the house"; not "the
         (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # church of
         for c in tok.children)  # Saint Edda"
 
 
-#: things of a place or firm (:func:`of_title`)
-_PLACE_THINGS = frozenset({"church", "chapel", "fair", "festival", "feast", "carnival", "regatta", "showroom", "school",
-                           "library", "museum", "market", "mill", "hall", "hospital", "station", "bridge", "fort"})
+#: parts of a building, their own node "of" it ("The cellar of the house was dug in 1874"), and events (:func:`of_title`)
+_PARTS = frozenset("cellar cellars tower roof garden gardens courtyard wing kitchen yard orchard orchards gate spire nave "
+                   "bells cloister barn stables warehouse".split())
+_PLACE_THINGS_EVENTS = frozenset({"fair", "festival", "feast", "carnival", "regatta"})  # "The fair" of a cup
+_PLACE_THINGS = _PLACE_THINGS_EVENTS | frozenset({"church", "chapel", "showroom", "school", "library", "museum", "market",
+                                                  "mill", "hall", "hospital", "station", "bridge", "fort"})  # of a place/firm

@@ -94,3 +94,19 @@ def test_a_participle_after_the_object_is_the_objects(ex):
     got = triples(ex, "Tarrow\nTarrow is a village in Kent. The village holds a cattle fair each autumn, founded in "
                       "1820 by the squire Ned Pole.")  # a guard: the small model gives no edge here before or after
     assert not any(h == "Tarrow" and r.startswith("founded") for h, r, _ in got), got
+
+
+def test_a_fair_of_any_titled_thing_and_a_part_of_its_building_are_their_own(ex):
+    """Audit 52: "The fair was started in 1788 by the merchant Ludo Farran" in a cup's passage gave "Hollin Cup ·
+    started by"; "The cellar of the house was dug in 1874" gave "Brannock Cider House · dug in"."""
+    got = triples(ex, "Hollin Cup\nThe Hollin Cup is a prize for cider makers, awarded each autumn at the Wexholm fair. "
+                      "The fair was started in 1788 by the merchant Ludo Farran.")
+    assert not any(h == "Hollin Cup" and r.startswith("started") for h, r, _ in got), got
+    got = triples(ex, "Sorrel Shield\nThe Sorrel Shield is a trophy for brass bands, played for at the Tenby festival. "
+                      "The festival was founded in 1901 by the organist Hale Pryce.")
+    assert not any(h == "Sorrel Shield" and r.startswith("founded") for h, r, _ in got), got
+    got = triples(ex, "Brannock Cider House\nBrannock Cider House is a cider maker in the valley. The cellar of the house "
+                      "was dug in 1874.")
+    assert ("cellar of Brannock Cider House", "dug in", "1874") in got, got
+    got = triples(ex, "Odell Brewery\nOdell Brewery is a brewery in Tamsford. The tower of the brewery was raised in 1902.")
+    assert not any(h == "Odell Brewery" and r.startswith("raised") for h, r, _ in got), got
