@@ -1192,15 +1192,16 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
 
 def _short_rule(pick: Any) -> str:
     """The sentence pick's rule for a lesson line: its reranker named without its model card, its bridges kept
-    (the whole rule names the model's files, a line too long to read out)."""
+    (the whole rule names the model's files, a line too long to read out), and without its bridges and re-read
+    questions: the line names the bridge's binding already, and with them it was the tour's densest line on a
+    projector (audit 52); the page's answer section gives them."""
     if pick is None:
         return ""
     parts = [p.strip() for p in str(pick.trace_data().get("rule") or "").split(";") if p.strip()]
     if not parts:
         return ""
     scorer = re.search(r"reranker (\S+)", parts[0])
-    head = f"the reranker {scorer.group(1)}'s score against the question" if scorer else parts[0]
-    return "; ".join([head, *(p for p in parts[1:] if p.startswith("bridge"))])
+    return f"the reranker {scorer.group(1)}'s score against the question" if scorer else parts[0]
 
 
 def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:

@@ -131,8 +131,8 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
 
     ``subgraphs`` are the matched subgraphs, best first, each query node id → the graph node it became. An answer that
     is a sentence holding a binding (SG-RAG without an LLM, :mod:`core.methods.sgrag.answer_typing`) was picked among
-    all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match
-    ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose UNK it names.
+    all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose
+    UNK it names.
 
     >>> ns = [QueryNode("q1", "Keanu Reeves"), QueryNode("q2", "UNK", "The movie: starring him"),
     ...       QueryNode("q3", "UNK", "The main villain")]
@@ -182,11 +182,10 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                                         and _same(subgraphs[read_from][u], answer)), q)
             there = [f"{by_id[u].name} became “{subgraphs[i][u]}”" for u in unks if u != q and u in subgraphs[i]]
             if q in subgraphs[i] and _norm(subgraphs[i][q]) != _norm(answer):  # a sentence holding the binding
-                how = rule.rstrip(".") or ("the rule of every no-LLM answer: the passages' sentence that scores best "
-                                           "against the question, those naming the asked type first")
-                out.append(f"The answer sentence “{answer.strip()}” was picked among the {n} matches' passages by "
-                           f"{how}, not read off match #1; its match is #{i + 1}, where {by_id[q].name} became "
-                           f"“{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "") + ".")
+                how = rule.rstrip(". ") or "the no-LLM rule (the sentence that best matches the question)"
+                out.append(f"The answer sentence “{answer.strip()}” comes from match #{i + 1} of {n}, where "
+                           f"{by_id[q].name} became “{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "")
+                           + f"; {how} picked it among all {n} matches' passages" + (" (not match #1)." if i else "."))
             else:
                 out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
                            f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + "."

@@ -90,9 +90,9 @@ def _method_lesson(at, page: str, box: str, gold_answer: str = "Hugo Weaving") -
         assert re.search(rf"GRanker \(α = 0\.2\): {shown} gold {unit}s? in its top 10, {len(gold)} in plain "
                          r"reranking's — \d+ moved up, \d+ down\.", box), box
     elif page == "pages/subgraph.py":  # the query graph's joins and the UNK the answer came from
-        assert "The query graph joins" in box and ("matched subgraph" in box or "its match is #" in box), box
+        assert "The query graph joins" in box and ("matched subgraph" in box or "comes from match #" in box), box
         assert (re.search(r"The answer “[^”]+” is what UNK q\d", box) or "is bound to no UNK" in box
-                or "its match is #" in box), box  # a no-LLM sentence names the match it was read from
+                or "comes from match #" in box), box  # a no-LLM sentence names the match it was read from
         assert f"the gold answer “{gold_answer}”".lower() in box.lower(), box
     elif page == "pages/evidence_chains.py":  # the chain the answer came from, the chains holding the gold answer
         assert re.search(r"The answer “[^”]+” comes from chain \d+ of \d+: ", box) or "in none of the" in box, box
@@ -392,7 +392,7 @@ def test_the_sgrag_step_without_an_llm_shows_exact_matching_find_the_answer(home
     assert set(qg["stands for"]) >= {"the asked-for entity", "a bridge entity"}, qg
     box = "\n".join(texts)
     # a matched subgraph binds the bridge to the mother and the asked-for UNK to the gold date (read by the lesson)
-    assert "became “Ermengarde of Tours”" in box and "became “20 March 851”" in box and "its match is #" in box, box
+    assert "became “Ermengarde of Tours”" in box and "became “20 March 851”" in box and "comes from match #" in box, box
     answer = next(plain(str(s.value)) for s in at.success if "20 March 851" in plain(str(s.value)))
     assert "died on 20 March 851" in answer
     assert any("holds the gold answer" in t for t in texts)

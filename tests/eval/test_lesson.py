@@ -373,11 +373,12 @@ def test_sgrag_lines_say_why_a_sentence_answer_comes_from_a_lower_match() -> Non
             {"q0": "20 March 851", "q1": "Lothair II", "q2": "Ermengarde of Tours"}]
     sentence = "She [Ermengarde of Tours] died on 20 March 851 and was buried in the abbey of Erstein."
     line = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])[1]
-    assert "was picked among the 3 matches' passages by" in line and "not read off match #1" in line, line
-    assert "its match is #3, where UNK q0 (the date) became “20 March 851”" in line, line  # not #2, naming only the mother
+    assert "picked it among all 3 matches' passages (not match #1)" in line, line
+    assert "comes from match #3 of 3, where UNK q0 (the date) became “20 March 851”" in line, line  # not #2, naming
+    # only the mother
     assert len(sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])) == 2  # its match's binding: no gold line
     told = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"], read_from=2, rule="the reranker X")[1]
-    assert "by the reranker X, not read off match #1; its match is #3" in told, told
+    assert "comes from match #3 of 3" in told and "; the reranker X picked it among all 3" in told, told
     # a binding given as the answer is still read off its match
     assert "is what UNK q0 (the date) became in the rank-1" in sgrag_lines(nodes, edges, subs, "29 September 855", [])[1]
 
