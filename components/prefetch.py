@@ -10,8 +10,9 @@ costs no model time), and only with the tour's own sidebar choices (the demo, th
 recording's models), so a fetch is never for a run nobody will ask for. ``EGX_TOUR_PREFETCH=0`` turns it off
 (``benchmarks/tour_clicks.py --no-prefetch`` measures the difference).
 
-On Home with the sidebar on other choices, the first step cannot be fetched ahead (its runs need the tour's
-backends), but what makes the first steps slow on a freshly started server is loading the models its recorded runs
+On Home the first steps are fetched ahead when the sidebar holds the demo and the recorded runs' models, whatever
+its LLM (the app's defaults); on other choices they cannot be (their runs need the tour's workspace and models), but
+what makes the first steps slow on a freshly started server is loading the models its recorded runs
 were made with: :func:`warm_models` loads them in the background, once per server, so "Start the guided demo" finds
 them loaded.
 """
@@ -116,8 +117,11 @@ def after_page() -> int:
     act = st.session_state.get(S.ACTIVE)  # what the sidebar resolved for this run (components.sidebar.active)
     if nxt >= len(tour.STEPS) or act is None:
         return 0
+    # Home: any LLM in the sidebar (the app's default is none), since the runs are fetched with the step's own LLM
+    # (:func:`_step_backends`), as its page will hold it — on the demo with the recorded models, the default
+    # choices, step 1 opened on "Running BubbleRAG on this question …" for 1–2 s (audits 51 and 52)
     if not _tour_backends(act, t.models if t is not None else _recorded_models(),
-                          tour.STEPS[t.step].llm if t is not None else tour.LLM):
+                          tour.STEPS[t.step].llm if t is not None else act.llm_name):
         if t is None:  # Home on other choices: load the tour's models ahead instead
             warm_models()
         return 0

@@ -79,6 +79,26 @@ def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Pa
 
 
 @pytest.mark.slow
+def test_home_on_the_defaults_fetches_the_first_steps_with_the_recorded_llm(home: Path) -> None:
+    """The app's defaults are the demo, the recording's models and no LLM: Home fetches the first steps' recorded runs
+    anyway (with the step's own LLM, as its page will hold it), so "Start" opens step 1 on a finished run, not on
+    "Running BubbleRAG on this question …" for 1–2 s (audits 51 and 52; before, only a sidebar already on the
+    recorded LLM was fetched for). Step 1 joins the fetched run: no run of its own starts."""
+    at = app()
+    at.session_state[S.EMBEDDER], at.session_state[S.RERANKER] = "bge-small", "ms-marco-minilm"
+    _ok(at.run())
+    assert at.session_state[S.LLM] == "none" and at.session_state[S.WORKSPACE] == tour.WORKSPACE
+    fetched = _method_jobs(tour.STEPS[0].question)
+    ahead = [j for j in jobs_view.jobs().jobs() if j.key in fetched and j.extra.get(jobs_view.PREFETCH)]
+    assert ahead and all('recorded' in j.key for j in ahead), sorted(fetched)
+    for j in ahead:
+        assert j.wait(300) and j.status().state == "done", j.status()
+    _ok(at.button(key=S.sub(S.TOUR, "start")).click().run())
+    assert at.session_state[S.TOUR].step == 0 and at.session_state[S.LLM] == tour.LLM
+    assert {k: v for k, v in _method_jobs(tour.STEPS[0].question).items() if k in fetched} == fetched
+
+
+@pytest.mark.slow
 def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path, monkeypatch) -> None:
     """SG-RAG's step without an LLM (its sidebar on "none") now comes right before BubbleRAG's Lothair pages (two
     audits: the question jumped Lothair → Keanu → Lothair around it): on it, the next step's recorded BubbleRAG run
