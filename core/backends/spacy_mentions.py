@@ -109,7 +109,7 @@ class _Mentions:
                 return None if thing and made_person(self, got) else got
             if (tok.lower_ == "them" and self._title_person()) or (thing and made_person(self, ("", "TITLE"))):
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
-            return pr.personal(self, tok) if self._title_thing else (self.title, "TITLE") if self.title else None
+            return pr.personal(self, tok) if self._subjects_ready() and self._title_thing else (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
         if own is not None:
             return own if own[0] else None
@@ -351,8 +351,8 @@ class _Mentions:
             if span[1] != tok.i + 1 or span[2] in VALUE_LABELS or span[2] == "TITLE":
                 continue
             born = tok.dep_ in _SUBJ_DEPS and tok.head.lower_ == "born"
-            role = span[0] > 0 and self.doc[span[0] - 1].pos_ == "NOUN" and bool(
-                _AGENT.fullmatch(self.doc[span[0] - 1].lower_)) and self.doc[span[0] - 1].tag_ == "NN"
+            role = any(n.pos_ == "NOUN" and n.tag_ == "NN" and _AGENT.fullmatch(n.lower_) for n in (  # "X, a cooper"
+                *self.doc[span[0] - 1:span[0]], *(c for c in tok.children if c.dep_ == "appos")))
             if born or role or _agent_attr(tok):
                 self._people.add(self.text_of(span))
             elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"

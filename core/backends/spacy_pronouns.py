@@ -124,20 +124,45 @@ def thing_title(m: Any, sent: Any, sub: Any) -> None:
     names it by a body noun ("The firm made …"): a firm the small model tagged PERSON, which a "he"/"his" never stands
     for (an audit's KG read "his diaries describe long walks" as the clock maker's)."""
     its = any(t.lower_ == "its" and t.tag_ == "PRP$" and t.head.head.i == sub.head.i for t in sent)
-    if not m._title_thing and (its or (sub.pos_ == "NOUN" and sub.lower_ in BODY_NOUNS)):
+    if not m._title_thing and (its or (sub.pos_ == "NOUN" and sub.lower_ in BODY_NOUNS) or _defined_thing(m, sent)):
         m._title_thing = True  # read with m._title_is_person: the small model's PERSON tag alone made that
+
+
+#: kinds that make a title a place, a firm, a prize or a building, which a "he"/"him"/"his"/"her" never stands for
+#: (:func:`_defined_thing`); not "maker" or "group", which a person or a band may be
+_THING_KINDS = frozenset("""town village hamlet city settlement parish county district province region island port
+    borough suburb river brook stream lake hill mountain valley street road lane row square bridge company firm business
+    works publisher enterprise corporation manufacturer brewery distillery prize award medal cup trophy shield church
+    chapel abbey cathedral house inn hall mill farm manor school college museum library station fair festival""".split())
+
+
+def _defined_thing(m: Any, sent: Any) -> bool:
+    """Whether ``sent`` (whose subject is the title) defines the title as a thing by a copula's kind ("Skelby is a
+    hamlet", "The Tessel Prize is an award"), or the title ends in such a kind ("Brannock Cider House"), and no given
+    name opens it: a "him" there is never the title (an audit's KG read "Pellew Row … is named after him" as Skelby)."""
+    title = (m.title or "").split(" (", 1)[0]
+    if not title or title in m._people:  # the text's own kind first: "Orrin Mill is a water mill" ("Orrin" a given name)
+        return False
+    attr = [c for c in sent.root.children if c.dep_ == "attr" and c.pos_ == "NOUN"] if sent.root.lemma_ == "be" else []
+    return bool(attr and attr[0].lower_ in _THING_KINDS) or (title.split()[-1].lower() in _THING_KINDS and not (
+        named_person(title) or title in m._gender))
 
 
 def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     """What a "his"/"her"/"him" stands for in a passage whose title is a thing (:func:`thing_title`): the person a
     "he"/"she" there would stand for (the previous sentence's subject person, else the last person named), else
     None: never the title."""
-    if tok.lower_ not in ("his", "her", "him", "himself", "herself"):
+    if tok.lower_ not in ("his", "her", "him", "himself", "herself", "he", "she"):
         return (m.title, "TITLE") if m.title else None  # "its", "their", "them": the title, as before
     m._subjects_ready()
-    start = tok.sent.start
-    got = m._he_she("she" if tok.lower_.startswith("her") else "he", m._antecedents.get(start),
-                    m._persons.get(start, []), tok)
+    start, word = tok.sent.start, "she" if tok.lower_.startswith(("her", "she")) else "he"
+    verb = next((a for a in tok.ancestors if a.pos_ in ("VERB", "AUX")), None)  # never its own clause's subject: "Pellew
+    own = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None and (
+        tok.tag_ == "PRP") else None  # a "his" may be its own clause's subject's ("Pellew brought from his workshop")
+    near = [p for p in m._named_people(m.doc[start:tok.i], own) if m._sex_fits(p[0], word)]  # Row … after him"
+    if near:  # the nearest person before it in its sentence: "the tools that Odran Pellew brought …, and the ledger
+        return near[0]  # type: ignore[no-any-return]  # in which he recorded his first sale" (not the cider house)
+    got = m._he_she(word, m._antecedents.get(start), m._persons.get(start, []), tok)
     return None if not got[0] or got[1] == "TITLE" else got
 
 
