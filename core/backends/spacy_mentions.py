@@ -352,7 +352,8 @@ class _Mentions:
                 continue
             born = tok.dep_ in _SUBJ_DEPS and tok.head.lower_ == "born"
             role = any(n.pos_ == "NOUN" and n.tag_ == "NN" and _AGENT.fullmatch(n.lower_) for n in (  # "X, a cooper"
-                *self.doc[span[0] - 1:span[0]], *(c for c in tok.children if c.dep_ == "appos")))
+                *self.doc[span[0] - 1:span[0]], *(c for c in tok.children if c.dep_ == "appos" and c.i > tok.i + 1 and
+                                                   self.doc[c.left_edge.i].lower_ in ("a", "an"))))
             if born or role or _agent_attr(tok):
                 self._people.add(self.text_of(span))
             elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"

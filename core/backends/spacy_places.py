@@ -310,13 +310,29 @@ _MAKERS = _FOUNDABLE | {"producer", "supplier", "retailer", "distributor", "buil
                         "brewer", "provider", "developer", "seller", "vendor", "printer", "grower", "breeder"}
 
 
+#: common nouns of a place a thing stands on or by, which a relative clause after "N1 on the N2" is never about
+_PLACE_LIKE = frozenset("""brook river stream canal lake pond shore coast bank beach square road street lane hill green
+    quay harbour harbor bay valley moor heath ridge island estate common""".split())
+
+
+def _thing_before_place(verb: Any) -> Any:
+    """The noun a "that"/"which" clause after "<N1> on/in/at/by the <place noun>" is about: N1 ("a mill on the Tarrow
+    brook that ground corn until 1931" is the mill's; an audit's KG read "Tarrow brook · ground until · 1931"). Not a
+    "where" clause, which is the place's; None else."""
+    place, rel = verb.head, [c for c in verb.children if c.lower_ in ("that", "which") and c.dep_ != "mark"]
+    if verb.dep_ != "relcl" or not rel or place.pos_ != "NOUN" or place.lower_ not in _PLACE_LIKE \
+            or place.dep_ != "pobj" or place.head.lower_ not in PLACE_PREPS | {"by", "beside"}:
+        return None
+    return place.head.head if place.head.head.pos_ == "NOUN" and place.head.head.i < place.i else None
+
+
 def founded_holder(verb: Any) -> Any:
     """The noun a founding clause is about when the parser hung it on a thing inside the noun before ("X is a maker of
     wooden beehives founded by Y": the maker, which the copula makes X; an audit's KG read "wooden beehives · founded by
     · Y"): a plain common noun after "of"/"for" that cannot be founded itself, after a maker (:data:`_MAKERS`); else
     the noun it hangs on."""
     noun = verb.head
-    kind = kind_before_place(verb)
+    kind = kind_before_place(verb) or _thing_before_place(verb)
     if kind is not None:
         return kind
     if verb.lower_ not in _FOUNDING or verb.dep_ not in ("acl", "relcl"):

@@ -126,7 +126,9 @@ class _Piece(_Mentions):
     def _subjects_of(self, verb: Any, depth: int = 0) -> list[tuple[str, str]]:
         subs = named_subjects([c for c in verb.children if c.dep_ in _SUBJ])  # not "The puppeteer" before her name
         obj = dates.participle_object(verb)
-        if not subs and obj is not None and not any(c.dep_ == "dobj" for c in verb.children):
+        if dates.noun_participle(verb):
+            return []  # "and a fair held every May since 1850": the fair's, no subject's
+        if not subs and obj is not None and not any(c.dep_ == "dobj" and not dates.timed(c) for c in verb.children):
             subs = [obj]  # "given the Grey Lark violin, made … by X": the violin was made (a participle on the object)
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):

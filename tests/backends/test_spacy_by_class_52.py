@@ -28,3 +28,40 @@ def test_a_personal_pronoun_is_never_a_things_title(ex):
                       "Quell, a saddler. Today the Varrow Tannery employs twenty people. A case in the office shows the "
                       "knives that Odran Quell brought from his shop, and the book in which he wrote his first order.")
     assert ("Odran Quell", "wrote", "first order") in got, got  # "a saddler" makes him a person
+
+
+def test_a_participle_after_a_noun_is_the_nouns_not_the_subjects(ex):
+    for text, wrong in (
+            ("Skelby\nSkelby is a hamlet in the Marrow hills. The hamlet has a small school, opened in 1871, and a fair "
+             "held every May since 1850.", ("Skelby", "held since", "1850")),
+            ("Tollmere\nThe village of Tollmere lies in the hills. The hamlet has a small church, opened in 1871, and a "
+             "fair held every October since 1601.", ("Tollmere", "held since", "1601")),
+            ("Orrin\nThe village of Orrin lies in the hills. The hamlet has a small forge, opened in 1871, and a fair "
+             "held every March since 1702.", ("Orrin", "held since", "1702"))):
+        got = triples(ex, text)
+        assert wrong not in got, got  # "a fair held": the fair's date, no subject's
+
+
+def test_a_relative_clause_after_n1_on_the_place_noun_is_n1s(ex):
+    for text, place in (
+            ("Thornbury Gate\nThornbury Gate is a village on the edge of the Marrow hills. The village has a mill on the "
+             "Tarrow brook that ground corn until 1931.", "Tarrow brook"),
+            ("Harlow Bridge\nHarlow Bridge is a village near Kessock. The village has a forge on the Esk river that made "
+             "nails until 1902.", "Esk river"),
+            ("Dunmere\nDunmere is a village in the hills. The village has an inn on the Tarrow road that sold ale until "
+             "1931.", "Tarrow road")):
+        got = triples(ex, text)
+        assert not any(h == place for h, _, _ in got), got  # the mill ground corn, not the brook
+
+
+def test_a_participle_after_a_comma_is_its_objects(ex):
+    got = triples(ex, "Brannock Cider House\nThe Brannock Cider House is a cider maker in the market town of Wexholm. "
+                      "Since 1930 the house has sponsored the Hollin Cup, awarded each autumn at the Wexholm fair.")
+    assert ("Hollin Cup", "awarded at", "Wexholm fair") in got, got
+    assert ("Brannock Cider House", "awarded at", "Wexholm fair") not in got, got
+    got = triples(ex, "Kell Mills\nKell Mills is a firm in Dunmere. Since 1920 the firm has funded the Ashby Cup, awarded "
+                      "each summer at the Dunmere regatta.")
+    assert ("Ashby Cup", "awarded at", "Dunmere regatta") in got, got
+    got = triples(ex, "Tollan Press\nTollan Press is a publisher in Kessock. Since 1950 the firm has sponsored the Tarn "
+                      "Medal, given each winter at the Kessock book fair.")
+    assert not any(h == "Tollan Press" and r.startswith("given") for h, r, _ in got), got
