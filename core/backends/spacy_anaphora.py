@@ -115,6 +115,7 @@ def sale_parties(m: Any, sent: Any) -> Others:
 #: town's passage is the town's station, no description of the town (:func:`named_before`, :func:`titles_kind`)
 FACILITIES = frozenset({"station", "airport", "terminal", "stop", "halt", "stadium", "bridge", "tunnel", "lighthouse",
                         "harbour", "harbor", "viaduct", "line"})
+_EVENTS = frozenset({"fair", "festival", "regatta", "carnival"})  # "the fair" after "the Wexholm fair" (named_before)
 
 
 #: nouns of a settlement: "the town" is the one the text described as a town (:func:`described_town`)
@@ -148,7 +149,7 @@ def named_before(m: Any, tok: Any) -> Mention | None:
         if span is None or span[1] != i + 1 or m.doc[i].lower_ != noun:
             continue
         if m.doc[i].pos_ != "PROPN" and not (  # not a description: "X is an American radio station"
-                noun in FACILITIES and m.doc[i].pos_ == "NOUN" and _described_as(m.doc[i]) is None
+                noun in FACILITIES | _EVENTS and m.doc[i].pos_ == "NOUN" and _described_as(m.doc[i]) is None
                 and m.doc[span[0]].text[:1].isupper()
                 and all(t.is_alpha and (t.pos_ in ("PROPN", "NOUN") or t.text[:1].isupper())
                         for t in m.doc[span[0]:span[1]])):  # "Varn station" (the small model: "Varn" an adjective)

@@ -65,3 +65,18 @@ def test_a_participle_after_a_comma_is_its_objects(ex):
     got = triples(ex, "Tollan Press\nTollan Press is a publisher in Kessock. Since 1950 the firm has sponsored the Tarn "
                       "Medal, given each winter at the Kessock book fair.")
     assert not any(h == "Tollan Press" and r.startswith("given") for h, r, _ in got), got
+
+
+def test_the_fair_is_the_named_fair_before_it(ex):
+    for title, text, named, date in (
+            ("Hollin Cup", "The Hollin Cup is a prize for cider makers, awarded every autumn at the Wexholm fair. It was "
+             "established in 1930 and has been sponsored since then by the Brannock Cider House. The fair was started in "
+             "1788 by the merchant Ludo Farran, who wanted a market for the apples of the valley.", "Wexholm fair", "1788"),
+            ("Tarn Medal", "The Tarn Medal is a prize for rowers, awarded every summer at the Kessock regatta. It was "
+             "established in 1901 by the Linnet Press. The regatta was started in 1850 by the boatman Piran Staddle, who "
+             "wanted a race for the fishermen.", "Kessock regatta", "1850"),
+            ("Ashby Shield", "The Ashby Shield is an award for fiddlers, given each spring at the Dunmere festival. It was "
+             "first given in 1922. The festival was founded in 1870 by the vicar Osric Hale.", "Dunmere festival", "1870")):
+        got = triples(ex, f"{title}\n{text}")
+        assert any(h == named and t == date for h, _, t in got), got  # the named fair, not "fair of <title>"
+        assert not any(h.endswith(f"of {title}") for h, _, _ in got), got
