@@ -162,7 +162,8 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     near = [p for p in m._named_people(m.doc[start:tok.i], own) if m._sex_fits(p[0], word)]  # Row … after him"
     if near:  # the nearest person before it in its sentence: "the tools that Odran Pellew brought …, and the ledger
         return near[0]  # type: ignore[no-any-return]  # in which he recorded his first sale" (not the cider house)
-    got = m._he_she(word, m._antecedents.get(start), [], tok)  # the subject before, not any name ("Sam Khok")
+    persons = [p for p in m._persons.get(start, []) if not re.search(f'["“]{re.escape(p[0])}["”]', m.doc.text)]
+    got = m._he_she(word, m._antecedents.get(start), persons, tok)  # no name in quotes ('The name was "Sam Khok"')
     return None if not got[0] or got[1] == "TITLE" else got
 
 
