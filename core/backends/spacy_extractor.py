@@ -217,7 +217,10 @@ class SpacyExtractor:
     # "Its tower" after "The church of X" the church's, "for a chart he drew" the winner's whatever his tag, no "by 1900"
     # or "of 1899" date edge, "a school of engraving" and bare-plural objects kept, "the Dunmore family" no bare "Dunmore"
     # v46: "the fair" of a cup or any title the text gave a kind its own node, "the cellar of the house" (a part "of" it)
-    model_id = f"spacy-v46:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v47: "he"/"him"/"his"/"her" never a place, firm, prize or building title; a participle or relative clause on its
+    # own noun ("a fair held …", "a mill on the brook that …", "the Cup, awarded …"); "the fair" the named fair before;
+    # "Lemuel and Gad Stask"; no "X · was · Y" after "The first winner of X"; a surname subject is the full name before
+    model_id = f"spacy-v47:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

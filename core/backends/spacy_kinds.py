@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.backends.spacy_spans import VALUE_LABELS
+from core.text import named_person
 
 #: the relation each preposition after a kind noun gives ("a dairy in X", "an inn at X", "a mill near X", "a river port
 #: city on the Sela": an audit's KG had no edge from the city to its river)
@@ -210,3 +211,33 @@ def passive_oprd(tok: Any) -> bool:
     # a capitalised office too ("appointed an Officer of the Order of Canada"), no name's word ("named Republiek …")
     return tok.dep_ == "oprd" and (tok.pos_ == "NOUN" or (tok.pos_ == "PROPN" and tok.is_title and not tok.ent_type_ and not any(
         c.dep_ == "compound" for c in tok.children))) and tok.head.lower_ in _MADE and any(c.dep_ == "nsubjpass" for c in tok.head.children)
+
+
+def agent_attr(tok: Any, agent: Any) -> bool:
+    """Whether the name ``tok`` is the subject of "was a <person's role noun>" ("Ilka Fenner was a porcelain
+    painter", the name tagged ORG; "a glass engraver" parsed as "glass" with "engraver" in apposition) or of "was a
+    <noun> born in …": a person (``agent``, :data:`core.backends.spacy_mentions._AGENT`:
+    "The Aske is a river" names none)."""
+    if tok.dep_ != "nsubj" or tok.head.lower_ not in ("is", "was"):
+        return False
+    for attr in (c for c in tok.head.children if c.dep_ == "attr" and c.tag_ == "NN"):
+        nouns = [attr, *(a for a in attr.children if a.dep_ == "appos" and a.tag_ == "NN")]
+        if any(agent.fullmatch(n.lower_) for n in nouns) or any(
+                a.dep_ == "acl" and a.lower_ == "born" for a in attr.children):
+            return True
+    return False
+
+
+def shared_surname(tok: Any) -> str | None:
+    """The full name of a lone given name ``tok`` joined to a full name that shares its surname: "the brothers Lemuel
+    and Gad Stask" are Lemuel Stask and Gad Stask (an audit's KG read "founded by · Lemuel"). Only a one-word proper noun
+    before "and" whose conjunct is a given name and surname, the pair after a plural kin noun or both given names."""
+    conj = next((c for c in tok.children if c.dep_ == "conj" and c.pos_ == "PROPN"), None)
+    if conj is None or tok.ent_type_ in VALUE_LABELS or any(c.dep_ == "compound" for c in tok.children):
+        return None
+    words = [c for c in conj.children if c.dep_ == "compound" and c.pos_ == "PROPN"] + [conj]
+    if len(words) != 2 or words[0].i != tok.i + 2 or tok.doc[tok.i + 1].lower_ != "and":
+        return None
+    kin = tok.head.lower_ in ("brothers", "sisters", "twins", "cousins", "partners") and tok.dep_ == "appos"
+    return f"{tok.text} {conj.text}" if kin or (named_person(f"{tok.text} {conj.text}") and named_person(
+        f"{words[0].text} {conj.text}")) else None

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
+from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_pronouns as pr
 from core.backends import spacy_spans as spans
@@ -127,7 +128,7 @@ class _Mentions:
         s, e, label = span
         if label == "TITLE" and self.title:
             return self.title, "TITLE"
-        name = self.text_of(span)
+        name = (kinds.shared_surname(tok) if e - s == 1 else None) or self.text_of(span)  # "Lemuel and Gad Stask"
         if not _good_name(name) or name in ("one", "ones"):
             return None  # "bought its first one": a pronoun-like "one" names nothing (the CARDINAL tag is no number)
         if self.title and label not in VALUE_LABELS and normalize_name(canonical_entity(name)) in self.title_keys:
@@ -342,7 +343,7 @@ class _Mentions:
 
     def _people_of(self, sent: Any) -> None:
         """Names ``sent`` shows to be people's though the small model tagged them otherwise: the subject of "was
-        born" or of "was a painter" (:func:`_agent_attr`), a name after a person's role noun ("the engraver Pim
+        born" or of "was a painter" (:func:`core.backends.spacy_kinds.agent_attr`), a name after a person's role noun ("the engraver Pim
         Rattery"); and names it puts where a place goes (:data:`_PLACE_PREPS`)."""
         for tok in sent:
             if tok.pos_ != "PROPN" or tok.i not in self.mention_of:
@@ -354,7 +355,7 @@ class _Mentions:
             role = any(n.pos_ == "NOUN" and n.tag_ == "NN" and _AGENT.fullmatch(n.lower_) for n in (  # "X, a cooper"
                 *self.doc[span[0] - 1:span[0]], *(c for c in tok.children if c.dep_ == "appos" and c.i > tok.i + 1 and
                                                    self.doc[c.left_edge.i].lower_ in ("a", "an"))))
-            if born or role or _agent_attr(tok):
+            if born or role or kinds.agent_attr(tok, _AGENT):
                 self._people.add(self.text_of(span))
             elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"
                 self._places.add(self.text_of(span))
@@ -399,7 +400,7 @@ class _Mentions:
                     # the title, under a short name too ("Garbarek was born …. He grew up …"): a person when so named,
                     pr.thing_title(self, sent, subs[0])  # or "was born" (tagged ORG); never one called "its"/"the firm"
                     self._title_is_person |= got[1] == "PERSON" or subs[0].ent_type_ == "PERSON" or (
-                        subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or _agent_attr(subs[0]) or life_dates(subs[0])))
+                        subs[0].pos_ == "PROPN" and (sent.root.lower_ == "born" or kinds.agent_attr(subs[0], _AGENT) or life_dates(subs[0])))
                     cur = ((self.title, "TITLE"), "TITLE")  # "The first winner of it was Petra Fenwick": Petra
                     cur = (ana.named_attr(self, sent.root, VALUE_LABELS) if subs[0].tag_ == "NN" and _AGENT.fullmatch(
                         subs[0].lower_) else None) or cur
@@ -483,17 +484,3 @@ class _Mentions:
 #: What a passage's last sentence leaves for the next passage's pronouns (:meth:`_Mentions.carry`): the subject
 #: mention with its head's tag, the person named last, the genders the text gave (name -> "he"/"she").
 Carry = tuple[tuple[tuple[str, str], str] | None, tuple[str, str] | None, dict[str, str], ana.Others]
-
-
-def _agent_attr(tok: Any) -> bool:
-    """Whether the name ``tok`` is the subject of "was a <person's role noun>" ("Ilka Fenner was a porcelain
-    painter", the name tagged ORG; "a glass engraver" parsed as "glass" with "engraver" in apposition) or of "was a
-    <noun> born in …": a person ("The Aske is a river" names none: :data:`_AGENT`)."""
-    if tok.dep_ != "nsubj" or tok.head.lower_ not in ("is", "was"):
-        return False
-    for attr in (c for c in tok.head.children if c.dep_ == "attr" and c.tag_ == "NN"):
-        nouns = [attr, *(a for a in attr.children if a.dep_ == "appos" and a.tag_ == "NN")]
-        if any(_AGENT.fullmatch(n.lower_) for n in nouns) or any(
-                a.dep_ == "acl" and a.lower_ == "born" for a in attr.children):
-            return True
-    return False

@@ -161,9 +161,10 @@ class _Piece(_Mentions):
         return out
 
     def _verb(self, verb: Any) -> None:
-        if verb.lower_ in ("is", "was", "are", "were", "be", "been") and (self._relational_subject(verb) or lists.holder_preps(
-                self, verb)):  # "The first winner of X was Y, in 1925": Y's "winner in"
-            return  # "The first President of X was Y": Y's office, no node "President"
+        cop = verb.lower_ in ("is", "was", "are", "were", "be", "been")
+        said = self._relational_subject(verb) if cop else 0
+        if said == 2 or (cop and (lists.holder_preps(self, verb) or said == 1)):
+            return  # "The first President of X was Y": no node "President"; "The first winner of X was Y": no "X · was"
         if spans.noun_read_as_verb(verb):
             return  # "bought carts, barges and warehouses": no verb "barges"
         subjects = self._subjects_of(verb)
@@ -438,12 +439,13 @@ class _Piece(_Mentions):
             self.add(name, "founded" if role.lower_ in ("founder", "co-founder", "cofounder") else f"{role.lower_} of",
                      owner)
 
-    def _relational_subject(self, verb: Any) -> bool:
+    def _relational_subject(self, verb: Any) -> int:
         """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X); "The current director
         is Y" in a passage about X (a main clause, a named Y) → (Y, director of, X); "The first President of X was Y"
-        (an office with a capital, :func:`core.backends.spacy_kinds.office`) → (Y, president of, X). True where an
-        office with a capital gave its holder a role: the sentence says no more (no "President · was · Y")."""
-        done = False
+        (an office with a capital, :func:`core.backends.spacy_kinds.office`) → (Y, president of, X). 2 where an
+        office with a capital gave its holder a role: the sentence says no more (no "President · was · Y"); 1 where a
+        person's role noun did ("The first winner of X was Y": no "X · was · Y", the copula's prepositions Y's)."""
+        done = 0
         for s in verb.children:
             if s.dep_ != "nsubj" or (s.pos_ != "NOUN" and not kinds.office(s, _AGENT, ROLE_GENDER)):
                 continue
@@ -463,7 +465,8 @@ class _Piece(_Mentions):
                     for ow in owners:
                         owner = self.mention(ow) or titled_owner(self, ow)
                         self.add(tail, self._role_of(s.lower_, owner), owner)
-                        done |= s.pos_ == "PROPN" and owner is not None
+                        done = max(done, 0 if owner is None else 2 if s.pos_ == "PROPN" else int(bool(_AGENT.fullmatch(
+                            s.lower_))))  # 2: an office with a capital, 1: a person's role noun ("winner")
                     if titled and self.title:
                         self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
         return done

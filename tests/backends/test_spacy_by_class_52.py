@@ -80,3 +80,45 @@ def test_the_fair_is_the_named_fair_before_it(ex):
         got = triples(ex, f"{title}\n{text}")
         assert any(h == named and t == date for h, _, t in got), got  # the named fair, not "fair of <title>"
         assert not any(h.endswith(f"of {title}") for h, _, _ in got), got
+
+
+def test_a_and_b_surname_share_the_surname(ex):
+    for text, names in (
+            ("Stask Atlas Works\nThe Stask Atlas Works was a publisher of school atlases based in Pellacombe. It was "
+             "founded in 1878 by the brothers Lemuel and Gad Stask, who had worked as engravers in the capital.",
+             ("Lemuel Stask", "Gad Stask")),
+            ("Brisk Weaving Sheds\nThe Brisk Weaving Sheds were a cloth works in Varrow. They were founded in 1851 by the "
+             "sisters Orla and Mave Brisk, who had worked as weavers in Kessock.", ("Orla Brisk", "Mave Brisk")),
+            ("Marrow Studio\nThe Marrow Studio is a glass workshop in Dunmere. It was opened in 1902 by John and Mary "
+             "Marrow, who had trained in Venice.", ("John Marrow", "Mary Marrow"))):
+        got = triples(ex, text)
+        for name in names:
+            assert any(t == name and r.endswith(" by") for _, r, t in got), got
+        assert not any(t == names[0].split()[0] and r.endswith(" by") for _, r, t in got), got
+
+
+def test_the_first_winner_was_is_no_prizes_copula(ex):
+    got = triples(ex, "Garrow Medal\nThe Garrow Medal is an award given by the Calderane Geographical Society. The first "
+                      "winner of the Garrow Medal was Perrin Oakhurst, for a chart he drew at Kettlemoor.")
+    assert ("Perrin Oakhurst", "winner of", "Garrow Medal") in got, got
+    assert ("Garrow Medal", "was", "Perrin Oakhurst") not in got, got
+    got = triples(ex, "Orlen Cup\nThe Orlen Cup is an award given by the Dunmere Angling Club. The first holder of the "
+                      "Orlen Cup was Tamsin Oakhurst, for a salmon she landed at Tarrow.")
+    assert ("Tamsin Oakhurst", "holder of", "Orlen Cup") in got, got
+    assert ("Orlen Cup", "was", "Tamsin Oakhurst") not in got, got
+    got = triples(ex, "Kell Shield\nThe Kell Shield is an award given by the Varrow Rowing Society. The first winner of "
+                      "the Kell Shield was Perrin Hollowell, for a race he rowed at Kessock.")
+    assert ("Kell Shield", "was", "Perrin Hollowell") not in got, got
+
+
+def test_a_surname_subject_after_the_full_name_is_that_person(ex):
+    for title, text, short in (
+            ("Orlen Map Company", "The Orlen Map Company is a cartography firm founded in 1871 by Tamsin Vell in the town "
+             "of Grisholt. Vell had trained as a surveyor before she opened a small drawing office above a baker's shop "
+             "on Grisholt's market square.", "Vell"),
+            ("Dunmere Chart Company", "The Dunmere Chart Company is a printing firm founded in 1902 by Tamsin Quell in the "
+             "town of Varrow. Quell had worked as an engraver before she opened a small drawing office.", "Quell"),
+            ("Selka Globes", "Selka Globes is a globe firm founded in 1866 by Tamsin Orrel in the port of Kessock. Orrel "
+             "had trained as a joiner before she opened a workshop by the harbour.", "Orrel")):
+        got = triples(ex, f"{title}\n{text}")
+        assert (title, "mentions", short) not in got, got  # "Vell" is Tamsin Vell, no node of its own
