@@ -141,12 +141,13 @@ class _Collected:
             title_words = words(re.split(r" \(|, ", self.title, maxsplit=1)[0])
             full.append((_strip_suffix(title_words), self.title))
         # a full name whose last word alone is a clause's subject ("Tamsin Vell" (ORG) … "Vell had trained as …")
-        subject_words = {words(n) for n in self.subjects if len(words(n)) == 1 and self.labels.get(n) not in _PLACE_LABELS}
+        subject_words = {words(n) for n in self.subjects if len(words(n)) == 1 and self.labels.get(n) not in _PLACE_LABELS
+                         and not n.isupper()}  # a person's two words: no "American MTV", "US Congress", "Olympic Winter Games"
         for name, label in self.labels.items():
             w = words(name)
             if len(w) >= 2 and (label == "PERSON" or _person_named(name, label) or (
-                    len(w) <= 3 and w[-1:] in subject_words and label not in _PLACE_LABELS | VALUE_LABELS | {"TITLE"}
-                    and name[:1].isupper() and w[-1] not in _FIRM_HEADS | FIRM_HEADS)):
+                    len(w) == 2 and w[-1:] in subject_words and label not in _PLACE_LABELS | VALUE_LABELS | {"TITLE"}
+                    and name[:1].isupper() and not name.split()[0].isupper() and w[-1] not in _FIRM_HEADS | FIRM_HEADS)):
                 full.append((_strip_suffix(w), name))
         # the longer names a bare first word may stand for: the title and each named entity of two words or more
         labels_of = {n: lab for n, lab in self.labels.items() if lab not in VALUE_LABELS and lab != "TITLE"}
