@@ -323,8 +323,8 @@ class _Piece(_Mentions):
                 if c.dep_ == "poss" else None
             if owner is None or owner[0] == named[0]:
                 continue
-            if owner[1] == "TITLE" and ((self._title_is_person and not self._title_thing) or (  # a town's "its founder, X",
-                    c.lower_ == "its" and self._title_thing)):  # a perfume house's "its first fragrance, Ambre de Nuit"
+            if owner[1] == "TITLE" and ((self._title_is_person and not self._title_thing) or (  # "its founder, X", "its first fragrance, Y"
+                    c.lower_ == "its" and self._title_thing and named[0][:1].isupper())):  # a name: no "its dairy, deli"
                 self.add(named, self._role_of(noun.lower_, owner), owner)
             elif role is not None and owner[1] not in VALUE_LABELS and c.pos_ != "PRON":
                 # "The guild's first president, Matthew Colquhoun," → "first president of · <guild>" (a body's role)
