@@ -220,7 +220,8 @@ class SpacyExtractor:
     # v47: "he"/"him"/"his"/"her" never a place, firm, prize or building title; a participle or relative clause on its
     # own noun ("a fair held …", "a mill on the brook that …", "the Cup, awarded …"); "the fair" the named fair before;
     # "Lemuel and Gad Stask"; no "X · was · Y" after "The first winner of X"; a surname subject is the full name before
-    model_id = f"spacy-v47:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v48: a copula's own preposition keeps the predicate its time belongs to ("was member for", "been open since")
+    model_id = f"spacy-v48:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -241,3 +241,25 @@ def shared_surname(tok: Any) -> str | None:
     kin = tok.head.lower_ in ("brothers", "sisters", "twins", "cousins", "partners") and tok.dep_ == "appos"
     return f"{tok.text} {conj.text}" if kin or (named_person(f"{tok.text} {conj.text}") and named_person(
         f"{words[0].text} {conj.text}")) else None
+
+
+#: Words the parser tags as a copula's adjective or noun that read as prepositions or fragments ("was near X in Y",
+#: "are about", "is co-…"): no predicate for the copula's relation (MuSiQue, v48).
+_NO_PREDICATE = frozenset({"near", "about", "close", "next", "subject", "co", "due", "prior", "opposite", "adjacent"})
+
+
+def copula_relation(verb: Any, prep: Any, mention: Any) -> str:
+    """The relation a copula's own preposition gives: the copula, the predicate the preposition's date or place
+    belongs to, the preposition — "was a member of the council for twelve years" → "was member for", "has been open
+    to makers since 1975" → "been open since", "has been a museum since 1920" → "been museum since"; with no such
+    predicate "was in" ("was in Paris"). Audit 52 read "was for · twelve years" and "been since · 1975": the state
+    the time belongs to was lost. A predicate that is a node itself (``mention`` not None) has its own edge."""
+    pred = ""
+    for c in verb.children:
+        if not c.text[:1].islower() or c.lower_ in _NO_PREDICATE:  # "Cappy is sold in …", "was near X in Y"
+            continue
+        if c.dep_ == "acomp" and c.pos_ == "ADJ":
+            pred = c.lower_
+        elif c.dep_ == "attr" and c.pos_ == "NOUN" and mention(c) is None:
+            pred = " ".join([*(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
+    return " ".join(w for w in ("is" if verb.lower_ == "is" else verb.lower_, pred, prep.lower_) if w)

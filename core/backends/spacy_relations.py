@@ -227,7 +227,7 @@ class _Piece(_Mentions):
                 role = self._taken_role(verb, phrase)
                 if role is None:
                     continue  # "became in 1920" says nothing: a role named by a name or none at all
-                rel = f"{role} {c.lower_}" if not copula else f"{'is' if verb.lower_ == 'is' else verb.lower_} {c.lower_}"
+                rel = f"{role} {c.lower_}" if not copula else kinds.copula_relation(verb, c, self.mention)
                 for p in pobj:
                     for o in self._conjuncts(p):
                         tail = self.mention(o)
