@@ -1191,10 +1191,10 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
 
 
 def _short_rule(pick: Any) -> str:
-    """The sentence pick's rule for a lesson line: its reranker named without its model card, its bridges kept
-    (the whole rule names the model's files, a line too long to read out), and without its bridges and re-read
-    questions: the line names the bridge's binding already, and with them it was the tour's densest line on a
-    projector (audit 52); the page's answer section gives them."""
+    """The sentence pick's rule for a lesson line: its reranker named without its model card (the whole rule names
+    the model's files, a line too long to read out), and without its bridges and re-read questions: the line names
+    the bridge's binding already, and with them it was the tour's densest line on a projector (audit 52); the page's
+    answer section gives them."""
     if pick is None:
         return ""
     parts = [p.strip() for p in str(pick.trace_data().get("rule") or "").split(";") if p.strip()]

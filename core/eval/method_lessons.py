@@ -131,8 +131,8 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
 
     ``subgraphs`` are the matched subgraphs, best first, each query node id → the graph node it became. An answer that
     is a sentence holding a binding (SG-RAG without an LLM, :mod:`core.methods.sgrag.answer_typing`) was picked among
-    all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose
-    UNK it names.
+    all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match
+    ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose UNK it names.
 
     >>> ns = [QueryNode("q1", "Keanu Reeves"), QueryNode("q2", "UNK", "The movie: starring him"),
     ...       QueryNode("q3", "UNK", "The main villain")]
