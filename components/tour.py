@@ -1124,12 +1124,17 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
             # an answer that holds the gold inside a sentence is partly right, not wrong: audit 47 read "Why the wrong
             # answers are wrong" over SG-RAG's right none-mode sentence on the Lothair step
             partly = bool(why) and all(r.right or r.match.partly_right for r in found.runs)
+            # ... and one that holds the whole gold answer in a sentence is not "only partly" right either: audit 53
+            # read "why the answer is only partly right" over SG-RAG's "She … died on 20 March 851 …"
+            holds = bool(why) and all(r.right or r.match.kind == "contains" for r in found.runs)
             if own is not None:  # a page with its own lesson shows no answer: the fold holds the rest of its lines,
                 # then the method's answer (audit 48 read "Why the wrong answers are wrong" on GRanker's rankings)
-                label = ("More, and why the answer is only partly right" if partly else
+                label = ("More, and how the answer holds the gold answer" if holds else
+                         "More, and why the answer is only partly right" if partly else
                          "More, and why the answer is wrong" if why else "More, and the answer")
             else:
-                label = (f"{PARTLY_LABEL}, and what none mode quotes" if partly else
+                label = (f"{HOLDS_LABEL}, and what none mode quotes" if holds else
+                         f"{PARTLY_LABEL}, and what none mode quotes" if partly else
                          f"{WRONG_LABEL}, and what none mode quotes" if why else
                          "What none mode (no LLM) quotes" if found.extractive is not None else "More")
             # one per step: opened on step 13 it stayed open on step 14 (the same page), pushing that step's table
@@ -1142,6 +1147,7 @@ def lesson_ui(page: str, act: Any, results: Mapping[str, Any], *, where: LessonS
 #: only as partly right (an exact match is what EM scores).
 WRONG_LABEL = "Why the wrong answers are wrong"
 PARTLY_LABEL = "Why the answers are only partly right"
+HOLDS_LABEL = "How the answers hold the gold answer"  #: every answer holds the whole gold answer in a longer text
 
 
 def found_gold(question: str, questions: Sequence[Any]) -> tuple[str, ...]:

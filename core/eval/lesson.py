@@ -311,9 +311,9 @@ class Lesson:
             by = group[0].method if len(group) == 1 else f"{len(group)} methods: {', '.join(x.method for x in group)}"
             held = _held(group)
             if r.match.partly_right:
-                how = "holds the gold answer" if r.match.kind == "contains" else "is part of the gold answer"
-                out.append(f"“{r.answer.strip()}” ({by}) {how} “{r.match.gold}”: partly right, not an exact match; "
-                           f"{held}.")
+                how = ("holds the gold answer “{}” in a longer answer: right in substance, not an exact match (EM 0)"
+                       if r.match.kind == "contains" else "is part of the gold answer “{}”: partly right, not an exact match")
+                out.append(f"“{r.answer.strip()}” ({by}) {how.format(r.match.gold)}; {held}.")
                 continue
             if not key:
                 out.append(f"No answer ({by}): {held}.")

@@ -96,7 +96,10 @@ def test_a_sentence_holding_the_gold_answer_is_neither_called_wrong_nor_part_of_
     assert ": wrong" not in r.answer_line()
     assert r.answer_line().endswith(": not exact, the gold answer inside a longer answer (gold: “20 March 851”, "
                                     "holds the gold answer).")
-    assert r.why_lines()[0].startswith(f"“{said}” (sgrag) holds the gold answer “20 March 851”: partly right")
+    # the whole gold answer in a sentence is right in substance, not "partly right" (audit 53)
+    assert r.why_lines()[0].startswith(f"“{said}” (sgrag) holds the gold answer “20 March 851” in a longer answer: "
+                                       "right in substance, not an exact match (EM 0);"), r.why_lines()
+    assert "partly" not in r.why_lines()[0]
 
 
 def test_a_gold_passage_ranked_below_the_context_the_answer_read_is_named_with_its_rank():
@@ -396,8 +399,10 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
     lines = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Rhea Dunn"], question=question)
     # in the query graph's line, the first of the two that open the tour's page (folded below them, an audit's class
     # never read it), in place of the "every path runs through" sentence
-    assert lines[0].endswith("to UNK q4 (the director). The question puts “Ada Vane” and “Bo Lund” with UNK q3 (the "
-                             "film): the two UNKs are swapped. So each of the two is matched where the other belongs.")
+    # said plainly, the swap first (audit 53 read the joins, then "the two UNKs are swapped", twice before it made sense)
+    assert lines[0] == ("The query graph swapped its two unknowns: the question puts “Ada Vane” and “Bo Lund” with UNK "
+                        "q3 (the film), the graph joins them to UNK q4 (the director). So the matching looks for the "
+                        "director where the film should be, and the other way round."), lines[0]
     assert "Every path" not in lines[0]
     # the answer line says a wrong answer is not the gold one (an audit's class was left with "Agent Smith" standing)
     wrong = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Glass Harbour"], question=question)[1]
