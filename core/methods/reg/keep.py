@@ -101,6 +101,11 @@ def judge(res: HeldOut) -> Verdict:
     # tell which 2 they were)
     held = [str(q) for q in (getattr(res, "split", None) or {}).get("test", ())]
     which = f": {', '.join(held)}" if 0 < len(held) == n < FEW_HELD_OUT else ""
+    if len(held) > n and key == "gold_passage_recall":  # the panel announced len(held): audit 53 read "2 held out"
+        # before the run and "(1 question)" after it, with nothing on the other
+        gone = len(held) - n
+        which = (f" of the {len(held)} held out; {gone} had no gold passage's triple among {'its' if gone == 1 else 'their'} "
+                 "candidate edges to score")
     figures = f"held-out {words}@{k} {new:.3f} vs {vs} ({n} question{'s' if n != 1 else ''}{which})"
     # "a gap this size may still be noise", not "cannot tell the two apart" beside 0.106 vs 0.668 (audit 52: it read oddly)
     noise = f"; on {n} held-out question{'s' if n != 1 else ''} a gap this size may still be noise (under " \

@@ -66,6 +66,16 @@ def test_a_loss_on_few_held_out_questions_is_said_to_be_noise_and_still_kept_asi
     assert "noise" not in judge(_res(0.625, 0.762, n=10)).text
 
 
+def test_a_held_out_question_without_a_gold_triple_is_counted_out_in_words() -> None:
+    """Audit 53: the panel said "2 held out" before training and the verdict "(1 question)" after it, with nothing on
+    the other (a question whose candidate edges hold no triple of a gold passage has no recall to score)."""
+    r = _res(0.26, 0.48, n=1)
+    r.split = {"train": ["q1", "q2"], "val": ["q3"], "test": ["q7", "q12"]}
+    v = judge(r)
+    assert not v.install and "(1 question of the 2 held out; 1 had no gold passage's triple among its candidate edges " \
+        "to score)" in v.text, v.text
+
+
 def test_judge_falls_back_to_answer_hit_and_cannot_judge_an_empty_split() -> None:
     r = _res(0.5, 0.6, n=0)  # no question with gold passages: answer hit is compared
     r.test["gold_passage_recall"] = r.baseline_test["gold_passage_recall"] = math.nan
