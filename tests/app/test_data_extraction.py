@@ -22,6 +22,9 @@ def _build(extractor: str | None) -> tuple[object, Path]:
     box = at.selectbox(key=S.widget_key(S.DATA_EXTRACTOR))
     assert box.options == ["spacy (no LLM needed)", "rules (capitalized names)"]  # no LLM: no "llm" choice
     assert box.value == "spacy"
+    # what its edges are worth, said where it is picked (audit 53 found it only on the Statistics tab)
+    assert any("about 1 edge in 12 of a new corpus as wrong" in plain(c.value) for c in at.caption), \
+        [c.value for c in at.caption]
     if extractor:
         box.set_value(extractor)
     at.file_uploader(key=S.DATA_UPLOADS).set_value(("films.json", CORPUS, "application/json"))
