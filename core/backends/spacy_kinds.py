@@ -14,6 +14,7 @@ about the firm could be answered:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.backends.spacy_spans import VALUE_LABELS
@@ -263,3 +264,64 @@ def copula_relation(verb: Any, prep: Any, mention: Any) -> str:
         elif c.dep_ == "attr" and c.pos_ == "NOUN" and mention(c) is None:
             pred = " ".join([*(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
     return " ".join(w for w in ("is" if verb.lower_ == "is" else verb.lower_, pred, prep.lower_) if w)
+
+
+#: nouns that name a work, for "the painting" after "her best known work, The Fencer at Rest" (:func:`named_kind`)
+WORK_KIND = frozenset({"work", "piece", "masterpiece", "statue", "painting", "picture", "portrait", "sculpture", "book",
+                        "novel", "poem", "song", "play", "film", "opera", "symphony", "memoir", "album"})
+
+
+#: a person's role noun ("the winner", "the founder", "the heiress"), and plain words for people: never a thing's name
+_PERSON_NOUN = re.compile(r"(?:er|or|ist|ent|ant|ee|ess|ian)s?$")
+_PEOPLE = frozenset({"man", "woman", "son", "daughter", "wife", "husband", "child", "boy", "girl", "king", "queen"})
+
+
+def named_kind(m: Any, tok: Any) -> tuple[str, str] | None:
+    """The name before ``tok`` that ``tok``'s definite noun takes up (audit 53): a name whose head word is the noun
+    ("the guild" after "the Hallow Guild of Blades": its word before "of"), or a name the text described as one ("The
+    main prize of the tournament is the Drummel Sabre … The prize", "the Tarn Bell, a brass bell … the bell"; a work
+    as any work: "her best known work, The Fencer at Rest, … The painting"), the nearest first. None where the title
+    is of that kind (its last word, or the text said so): the title's own kind wins."""
+    noun, title = tok.lower_, (m.title or "").lower().split()
+    if not title or any(c.dep_ == "appos" for c in tok.children):
+        return None  # "the British film "Chase a Crooked Shadow"" names its own
+    works = frozenset({noun, "work", "piece", "masterpiece"}) if noun in WORK_KIND else frozenset({noun})
+    if _headed(title, noun) or (_PERSON_NOUN.search(noun) and noun not in THING_AGENTS) or noun in _PEOPLE:
+        return None  # a person's role ("the winner also receives a grant"): each year's, not the one named before
+    if title_of_kind(m, works):
+        return None  # "Tai Chi 0 is a 2012 film …", "Angel Eyes (film)": "the film" is the title's
+    headed = {m.mention(t) for t in m.doc[:tok.i] if t.i in m.mention_of and t.pos_ == "PROPN" and t.lower_ == noun
+              and _headed([w.lower_ for w in m.doc[m.mention_of[t.i][0]:m.mention_of[t.i][1]]], noun)} - {None}
+    if headed:  # the one name headed by the noun; two ("the College of Engineering … the College of Science"): neither
+        got = headed.pop()
+        return got if not headed and got[1] != "TITLE" and " " in got[0] else None  # type: ignore[no-any-return]
+    for t in reversed(m.doc[:tok.i] if tok.dep_ in ("nsubj", "nsubjpass") else ()):  # a subject: not "featured in the
+        # film" after "the British film X" in a film's passage whose first sentence calls it "a production"
+        if t.lower_ not in works or t.pos_ != "NOUN" or t.i == tok.i:
+            continue
+        if t.dep_ == "nsubj" and t.head.lemma_ == "be":  # "The main prize … is the Drummel Sabre"
+            named = [c for c in t.head.children if c.dep_ == "attr" and c.pos_ == "PROPN"]
+        elif t.dep_ == "attr":  # "X is a prize"
+            named = [c for c in t.head.children if c.dep_ == "nsubj"]
+        else:  # "X, a brass bell"; "her best known work, The Fencer at Rest"
+            named = [t.head] if t.dep_ == "appos" else [c for c in t.children if c.dep_ == "appos"]
+        got = m.mention(named[0]) if named and named[0].pos_ == "PROPN" else None
+        if got is not None and (got[1] in VALUE_LABELS or len(got[0]) < 3 or any(c.isdigit() for c in got[0])):
+            continue  # "The lowest temperature … was −15 °C"
+        if got is not None and (got[1] == "TITLE" or got[0] in (m.title or "")):  # "Sullivan's Island is a town"
+            return None  # the text made the title one: "The Ostrevel Tournament is a competition … the competition"
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+    return None
+
+
+def title_of_kind(m: Any, nouns: frozenset[str]) -> bool:
+    """Whether the text's first sentence (or the title's brackets) gives the title one of ``nouns`` as its kind: "Tai Chi
+    0 … is a 2012 Chinese martial arts film", "Angel Eyes (film)" — a work, whatever its name looks like."""
+    sents: list[Any] = []  # the passage's opening, on to its copula: "The Criminal Investigator II (…; lit. "The O
+    for sent in m.doc.sents if m.before is None else ():  # Files II") is a 1996 Hong Kong … television drama"; not a
+        sents.append(sent)  # passage that goes on from the one before
+        if any(t.lemma_ == "be" for t in sent) or len(sents) > 3:
+            break
+    return any(t.pos_ == "NOUN" and t.lower_ in nouns for sent in sents for t in sent) or (m.title or "").endswith(
+        tuple(f"{w})" for w in nouns))

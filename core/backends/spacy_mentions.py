@@ -144,7 +144,7 @@ class _Mentions:
                 party = ana.party_of(tok)  # "… was sold to X. The buyer kept …": X
                 if party is not None and self._subjects_ready() and party in self._others.get(tok.sent.start, {}):
                     return self._others[tok.sent.start][party]  # type: ignore[no-any-return]
-                named = ana.named_before(self, tok) or ana.described_town(self, tok)  # "her own studio, the Stane
+                named = ana.named_before(self, tok) or kinds.named_kind(self, tok) or ana.described_town(self, tok)  # "her own studio, the Stane
                 # Workshop, … The workshop trained …"; "Brannock, a market town, … the town holds …"
                 if named is not None:
                     return named
@@ -154,7 +154,9 @@ class _Mentions:
                 earlier = ana.earlier_indefinite(self, tok) if as_subject else None
                 if earlier is not None:  # "opened a second greenhouse … The greenhouse was designed by": no title
                     return earlier if earlier[0] else None
-                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok):
+                if as_subject and self.title and ana.main_clause(tok) and ana.titles_kind(self, tok) and not (
+                        tok.lower_ in kinds.WORK_KIND and self._title_person() and not kinds.title_of_kind(
+                            self, kinds.WORK_KIND)):  # a person is never "the painting" ("Tai Chi 0 is a film": no person)
                     if spans.of_title(self, tok):  # "the chapel of Tarsk", "the corn exchange of Gaulmere": its own
                         return f"{name} of {self.title}", ""
                     if not lists.own_thing_noun(tok, self.title):

@@ -133,7 +133,8 @@ def thing_title(m: Any, sent: Any, sub: Any) -> None:
 _THING_KINDS = frozenset("""town village hamlet city settlement parish county district province region island port
     borough suburb river brook stream lake hill mountain valley street road lane row square bridge company firm business
     works publisher enterprise corporation manufacturer brewery distillery prize award medal cup trophy shield church
-    chapel abbey cathedral house inn hall mill farm manor school college museum library station fair festival""".split())
+    chapel abbey cathedral house inn hall mill farm manor school college museum library station fair festival
+    competition contest tournament championship regatta race show exhibition""".split())  # events (audit 53)
 
 
 def _defined_thing(m: Any, sent: Any) -> bool:

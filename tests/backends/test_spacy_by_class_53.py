@@ -1,0 +1,51 @@
+"""Audit 53's fencing corpus, by class rather than wording: "the <noun>" takes up the named thing of that kind before
+it (a name headed by the noun, or one the text called one), never a person title for a thing."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_the_noun_is_the_named_thing_of_that_kind_before_it(ex):
+    for text, doer, verb, wrong in (
+            ("Brannock Fencing Academy\nThe Brannock Fencing Academy is a fencing school in Ostrevel. In 1931 the academy "
+             "was bought by the Hallow Guild of Blades, which still owns it today. The guild appointed Marta Quill as "
+             "head instructor in 1932.", "Hallow Guild of Blades", "appointed", "Brannock Fencing Academy"),
+            ("Tarrow Mill\nTarrow Mill is a water mill near Dunmere. In 1902 the mill was sold to the Dunmere Society of "
+             "Millers. The society hired Jonas Pell as miller in 1903.", "Dunmere Society of Millers", "hired",
+             "Tarrow Mill"),
+            ("Kestle Library\nKestle Library is a public library in Harvoy. The library was given to the Harvoy Council "
+             "of Trades in 1920. The council named Ada Merrow librarian in 1921.", "Harvoy Council of Trades", "named",
+             "Kestle Library"),
+            ("Ostrevel Tournament\nThe Ostrevel Tournament is a fencing competition held in Ostrevel. The main prize of "
+             "the tournament is the Drummel Sabre, a silver-hilted sword. The prize is named after Lord Ewan Drummel.",
+             "Drummel Sabre", "named after", "Ostrevel Tournament"),
+            ("Harvoy Regatta\nThe Harvoy Regatta is a rowing race held in Harvoy. The top trophy of the regatta is the "
+             "Pellow Oar. The trophy was made by Anselm Pellow.", "Pellow Oar", "made by", "Harvoy Regatta"),
+            ("Wexholm Show\nThe Wexholm Show is a cattle show. Its oldest award is the Tarn Bell, a brass bell. The "
+             "award is named after Odran Tarn.", "Tarn Bell", "named after", "Wexholm Show")):
+        got = triples(ex, text)
+        assert any(h == doer and r == verb for h, r, _ in got), got
+        assert not any(h == wrong and r == verb for h, r, _ in got), got
+
+
+def test_a_work_is_never_the_person_title(ex):
+    for text, work, verb, person in (
+            ("Corinna Vale\nCorinna Vale was a painter of portraits. Her best known work, The Fencer at Rest, shows a "
+             "young man with a sabre. The painting now hangs in the Ostrevel Town Gallery.", "Fencer", "hangs in",
+             "Corinna Vale"),
+            ("Jonas Pell\nJonas Pell was a sculptor. His finest piece, The Weeping Oak, shows a tree in winter. The "
+             "statue now stands in the Harvoy Park.", "Weeping Oak", "stands in", "Jonas Pell"),
+            ("Ada Merrow\nAda Merrow was a novelist. Her first novel, Salt and Iron, was printed in 1901. The novel was "
+             "sold in the Kestle Bookshop.", "Salt and Iron", "sold in", "Ada Merrow"),
+            ("Corinna Vale\nCorinna Vale was a painter of portraits. She was born in Lusk. The painting now hangs in the "
+             "Ostrevel Town Gallery.", None, "hangs in", "Corinna Vale")):
+        got = triples(ex, text)
+        assert work is None or any(h == work and r == verb for h, r, _ in got), got
+        assert not any(h == person and r == verb for h, r, _ in got), got
+
+
+def test_a_persons_role_noun_is_no_named_thing_before_it(ex):
+    got = triples(ex, "Valdane Shield\nThe Valdane Shield is a football cup. Marrow Town won it first in 1921. The winner "
+                      "of the Shield keeps it for one year.")  # each year's winner, not the one named before
+    assert not any(h == "Marrow Town" and r.startswith("keeps") for h, r, _ in got), got
