@@ -102,7 +102,7 @@ class _Mentions:
         """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns (:meth:`antecedent`,
         else the title) and role nouns (:meth:`role_name`)."""
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
-            got = self.antecedent(tok)
+            got = self.antecedent(tok) if not pr.prep_it_of_object(tok) else _NOBODY  # "owned every house on it"
             if got == _NOBODY:
                 return None
             thing = tok.lower_ in ("it", "its")  # "it" is a firm, a work, a place: never a person (else no edge)

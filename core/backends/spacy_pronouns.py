@@ -160,8 +160,9 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     verb = next((a for a in tok.ancestors if a.pos_ in ("VERB", "AUX")), None)  # never its own clause's subject: "Pellew
     own = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None and (
         tok.tag_ == "PRP") else None  # a "his" may be its own clause's subject's ("Pellew brought from his workshop")
-    near = [p for p in m._named_people(m.doc[start:tok.i], own) if m._sex_fits(p[0], word)]  # Row … after him"
-    if near:  # the nearest person before it in its sentence: "the tools that Odran Pellew brought …, and the ledger
+    near = [p for p in m._named_people(m.doc[start:tok.i], own) if m._sex_fits(p[0], word) and not _kind_named(p[0])]
+    if near:  # the nearest person before it in its sentence ("Row … after him"; never "Varnet Lane", tagged PERSON):
+        # "the tools that Odran Pellew brought …, and the ledger
         return near[0]  # type: ignore[no-any-return]  # in which he recorded his first sale" (not the cider house)
     persons = [p for p in m._persons.get(start, []) if not re.search(f'["“]{re.escape(p[0])}["”]', m.doc.text)]
     got = m._he_she(word, m._antecedents.get(start), persons, tok)  # no name in quotes ('The name was "Sam Khok"')
@@ -205,3 +206,18 @@ def its_thing(m: Any, poss: Any) -> tuple[str, str] | None:
     if not names or names[0] is None or names[0][1] in ("TITLE", "DATE", "CARDINAL") or sub.lower_ in title_kinds(m)[0]:
         return None
     return f"{sub.lower_} of {names[0][0]}", ""
+
+
+def _kind_named(name: str) -> bool:
+    """Whether ``name`` ends in a thing's kind ("Varnet Lane", "Pell Street", tagged PERSON by the small model): no
+    person a "his"/"him" stands for (audit 53: "Varnet Lane is named after him … because his family owned …")."""
+    return len(name.split()) > 1 and name.split()[-1].lower() in _THING_KINDS
+
+
+def prep_it_of_object(tok: Any) -> bool:
+    """Whether ``tok`` is an "it" after a verb's object and its place's preposition ("his family once owned every house
+    on it"): the object's place, not the verb's, so no edge from the verb (audit 53 read "family owned on · <the title>")."""
+    prep = tok.head
+    return tok.lower_ == "it" and tok.dep_ == "pobj" and prep.lower_ in ("on", "in", "along", "inside", "within") and (
+        prep.head.pos_ in ("VERB", "AUX")) and any(  # not "asked the Amex president about it" (MuSiQue)
+        c.dep_ == "dobj" and c.i < prep.i for c in prep.head.children)

@@ -49,3 +49,20 @@ def test_a_persons_role_noun_is_no_named_thing_before_it(ex):
     got = triples(ex, "Valdane Shield\nThe Valdane Shield is a football cup. Marrow Town won it first in 1921. The winner "
                       "of the Shield keeps it for one year.")  # each year's winner, not the one named before
     assert not any(h == "Marrow Town" and r.startswith("keeps") for h, r, _ in got), got
+
+
+def test_a_possessive_his_her_is_a_person_never_a_street_or_the_title(ex):
+    for text, street, person in (
+            ("Brannock Fencing Academy\nThe Brannock Fencing Academy is a fencing school in the town of Ostrevel. It was "
+             "founded in 1884 by Aldric Brannock, a former cavalry instructor. The academy occupies a long hall on Varnet "
+             "Lane, and Varnet Lane is named after him in the town records because his family once owned every house on "
+             "it.", "Varnet Lane", "Aldric Brannock"),
+            ("Tarrow Mill\nTarrow Mill is a water mill near Dunmere. It was built in 1820 by Jonas Pell, a miller. The "
+             "mill stands on Pell Street, and Pell Street is named after him because his family once owned every shop on "
+             "it.", "Pell Street", "Jonas Pell"),
+            ("Kestle Library\nKestle Library is a public library in Harvoy. It was opened in 1901 by Ada Merrow, a "
+             "teacher. The library stands in Merrow Square, which is named after her because her father once owned "
+             "every house in it.", "Merrow Square", "Ada Merrow")):
+        got = triples(ex, text)
+        assert (street, "named after", person) in got, got
+        assert not any(r.endswith(("owned on", "owned in")) for _, r, _ in got), got  # "every house on it": the house's
