@@ -325,3 +325,21 @@ def title_of_kind(m: Any, nouns: frozenset[str]) -> bool:
             break
     return any(t.pos_ == "NOUN" and t.lower_ in nouns for sent in sents for t in sent) or (m.title or "").endswith(
         tuple(f"{w})" for w in nouns))
+
+
+def role_name(role: Any, name: Any, agent: Any) -> bool:
+    """Whether ``name``, the attribute of "The first <person's role noun> of X was <name>", is a person's name whatever
+    its label: "The first winner of the Drummel Sabre was Ilse Marrow" (untagged; audit 53 read "<title> · was · Ilse
+    Marrow" where X was not the title). A proper noun of two words or more, capitalised."""
+    return bool(agent.fullmatch(role.lower_)) and name.pos_ == "PROPN" and any(
+        c.dep_ == "compound" and c.pos_ == "PROPN" for c in name.children) and name.text[:1].isupper()
+
+
+def subject_apposition(tok: Any) -> bool:
+    """Whether the object ``tok`` describes the subject after a comma: "She won it in 1872, the first person to do so",
+    "the youngest farmer to win it" (audit 53 read "Ilse Marrow · won · first person"): the/only/first/superlative, a
+    "to"-infinitive after it, and the verb's own object or a comma before it. No node."""
+    if tok.dep_ != "dobj" or tok.i == 0 or tok.doc[tok.left_edge.i - 1].text != ",":
+        return False
+    lead = any(c.dep_ == "amod" and (c.lower_ in ("first", "only", "last") or c.tag_ == "JJS") for c in tok.children)
+    return lead and any(c.dep_ in ("relcl", "acl") and any(a.lower_ == "to" for a in c.children) for c in tok.children)

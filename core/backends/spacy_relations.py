@@ -460,7 +460,7 @@ class _Piece(_Mentions):
                     continue
                 for oc in self._conjuncts(o):
                     tail = self.mention(oc)
-                    if tail is None or tail[1] in VALUE_LABELS or not tail[1]:
+                    if tail is None or tail[1] in VALUE_LABELS or not (tail[1] or kinds.role_name(s, oc, _AGENT)):
                         continue
                     for ow in owners:
                         owner = self.mention(ow) or titled_owner(self, ow)

@@ -66,3 +66,21 @@ def test_a_possessive_his_her_is_a_person_never_a_street_or_the_title(ex):
         got = triples(ex, text)
         assert (street, "named after", person) in got, got
         assert not any(r.endswith(("owned on", "owned in")) for _, r, _ in got), got  # "every house on it": the house's
+
+
+def test_the_first_winner_of_a_prize_not_the_title_was_y(ex):
+    for text, person, role, prize, title in (
+            ("Ostrevel Tournament\nThe Ostrevel Tournament is a fencing competition held in Ostrevel. The main prize of "
+             "the tournament is the Drummel Sabre. The first winner of the Drummel Sabre was Ilse Marrow. She won it in "
+             "1872 at the age of nineteen, the first person to do so.", "Ilse Marrow", "winner of", "Drummel Sabre",
+             "Ostrevel Tournament"),
+            ("Harvoy Regatta\nThe Harvoy Regatta is a rowing race held in Harvoy. Its top trophy is the Pellow Oar. The "
+             "first holder of the Pellow Oar was Anselm Quarry. He won it again in 1890, the only rower to do so.",
+             "Anselm Quarry", "holder of", "Pellow Oar", "Harvoy Regatta"),
+            ("Wexholm Show\nThe Wexholm Show is a cattle show. Its oldest award is the Tarn Bell. The first recipient of "
+             "the Tarn Bell was Odran Tarn. He won the Tarn Bell in 1901, the youngest farmer to win it.", "Odran Tarn",
+             "recipient of", "Tarn Bell", "Wexholm Show")):
+        got = triples(ex, text)
+        assert (person, role, prize) in got, got
+        assert (title, "was", person) not in got, got
+        assert not any(r == "won" and t in ("first person", "only rower", "youngest farmer") for _, r, t in got), got
