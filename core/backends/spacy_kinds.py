@@ -254,15 +254,18 @@ def copula_relation(verb: Any, prep: Any, mention: Any) -> str:
     belongs to, the preposition — "was a member of the council for twelve years" → "was member for", "has been open
     to makers since 1975" → "been open since", "has been a museum since 1920" → "been museum since"; with no such
     predicate "was in" ("was in Paris"). Audit 52 read "was for · twelve years" and "been since · 1975": the state
-    the time belongs to was lost. A predicate that is a node itself (``mention`` not None) has its own edge."""
-    pred = ""
+    the time belongs to was lost. Before a date or time a predicate that is a node keeps it here too, with its
+    adjectives: "was the head instructor for eighteen years" → "was head instructor for" (audit 53 read "was for")."""
+    pred, timed = "", any(g.dep_ == "pobj" and g.ent_type_ in ("DATE", "TIME") for g in prep.children)
     for c in verb.children:
         if not c.text[:1].islower() or c.lower_ in _NO_PREDICATE:  # "Cappy is sold in …", "was near X in Y"
             continue
         if c.dep_ == "acomp" and c.pos_ == "ADJ":
             pred = c.lower_
-        elif c.dep_ == "attr" and c.pos_ == "NOUN" and mention(c) is None:
-            pred = " ".join([*(t.lower_ for t in c.children if t.dep_ == "compound" and t.i < c.i), c.lower_])
+        elif c.dep_ == "attr" and c.pos_ == "NOUN" and (mention(c) is None or timed):  # a node too, before a time:
+            pred = " ".join([*(t.lower_ for t in c.children if t.dep_ in ("compound", "amod") and t.i < c.i and (
+                t.text.isalpha() and t.text.islower() and (timed or t.dep_ == "compound"))), c.lower_])  # "was the
+            # head instructor for eighteen years" (not "is castle in · Inner Carniola": a place's "is in" stays)
     return " ".join(w for w in ("is" if verb.lower_ == "is" else verb.lower_, pred, prep.lower_) if w)
 
 

@@ -84,3 +84,15 @@ def test_the_first_winner_of_a_prize_not_the_title_was_y(ex):
         assert (person, role, prize) in got, got
         assert (title, "was", person) not in got, got
         assert not any(r == "won" and t in ("first person", "only rower", "youngest farmer") for _, r, t in got), got
+
+
+def test_a_copulas_node_predicate_keeps_its_time(ex):
+    for text, person, rel, when in (
+            ("Brannock Fencing Academy\nThe Brannock Fencing Academy is a fencing school in Ostrevel. Marta Quill was the "
+             "head instructor for eighteen years.", "Marta Quill", "was head instructor for", "eighteen years"),
+            ("Tarrow Mill\nTarrow Mill is a water mill near Dunmere. Jonas Pell was the chief miller for ten years.",
+             "Jonas Pell", "was chief miller for", "ten years"),
+            ("Kestle Library\nKestle Library is a public library in Harvoy. Ada Merrow was the head librarian until "
+             "1930.", "Ada Merrow", "was head librarian until", "1930")):
+        got = triples(ex, text)
+        assert (person, rel, when) in got, got  # not "was for · eighteen years": the time's state lost
