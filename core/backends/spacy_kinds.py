@@ -346,3 +346,20 @@ def subject_apposition(tok: Any) -> bool:
         return False
     lead = any(c.dep_ == "amod" and (c.lower_ in ("first", "only", "last") or c.tag_ == "JJS") for c in tok.children)
     return lead and any(c.dep_ in ("relcl", "acl") and any(a.lower_ == "to" for a in c.children) for c in tok.children)
+
+
+#: words for one of several siblings or children: "the elder became a physician and the younger a grain merchant"
+_RANKS = frozenset({"elder", "younger", "eldest", "youngest", "older", "oldest", "former", "latter"})
+
+
+def sibling_rank(tok: Any) -> bool:
+    """Whether ``tok`` is "the elder"/"the younger" standing for one of the people before it ("His sons did not follow
+    him; the elder became a physician and the younger a grain merchant": audit 53 gave the father "became physician
+    in · Lusk" and "became · younger a grain merchant"), or the gapped clause "the younger a grain merchant" the parser
+    joined to the first one's object. No node: which son is no name."""
+    if any(c.dep_ == "appos" for c in tok.children):
+        return False  # "the elder, Sabeth Tollevane, ran …": that name (spacy_lists.picked_name)
+    if tok.lower_ in _RANKS and tok.dep_ in ("nsubj", "nsubjpass") and any(c.lower_ == "the" for c in tok.children):
+        return True
+    return tok.dep_ == "conj" and any(c.dep_ in ("amod", "nsubj") and c.lower_ in _RANKS and tok.doc[c.i - 1].lower_ == (
+        "the") and tok.doc[c.i + 1].lower_ in ("a", "an") for c in tok.children)  # not "the youngest sibling, Virginia"

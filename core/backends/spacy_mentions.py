@@ -101,8 +101,8 @@ class _Mentions:
     def mention(self, tok: Any, *, as_subject: bool = False) -> tuple[str, str] | None:
         """(name, entity label or "") of the mention ``tok`` heads, resolving pronouns (:meth:`antecedent`,
         else the title) and role nouns (:meth:`role_name`)."""
-        if kinds.subject_apposition(tok):
-            return None  # "she won it in 1872, the first person to do so": the subject, described
+        if kinds.subject_apposition(tok) or kinds.sibling_rank(tok):
+            return None  # "she won it in 1872, the first person to do so"; "the elder became a physician"
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
             got = self.antecedent(tok) if not pr.prep_it_of_object(tok) else _NOBODY  # "owned every house on it"
             if got == _NOBODY:

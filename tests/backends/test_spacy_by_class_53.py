@@ -96,3 +96,17 @@ def test_a_copulas_node_predicate_keeps_its_time(ex):
              "1930.", "Ada Merrow", "was head librarian until", "1930")):
         got = triples(ex, text)
         assert (person, rel, when) in got, got  # not "was for · eighteen years": the time's state lost
+
+
+def test_the_elder_and_the_younger_are_the_children_not_the_title(ex):
+    for text, title in (
+            ("Aldric Brannock\nAldric Brannock was a cavalry instructor and fencing master. His sons did not follow him "
+             "into fencing; the elder became a physician and the younger a grain merchant in the town of Lusk.",
+             "Aldric Brannock"),
+            ("Jonas Pell\nJonas Pell was a miller in Dunmere. His daughters did not take over the mill; the elder became "
+             "a teacher in Harvoy and the younger a nurse.", "Jonas Pell"),
+            ("Odran Tarn\nOdran Tarn was a farmer near Wexholm. His brothers did not stay on the farm; the elder became "
+             "a blacksmith in Harvoy and the younger a carter.", "Odran Tarn")):
+        got = triples(ex, text)
+        assert not any(h == title and r.startswith("became") for h, r, _ in got), got  # the sons became these
+        assert not any(t.startswith("younger") for _, _, t in got), got
