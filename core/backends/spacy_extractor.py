@@ -221,7 +221,9 @@ class SpacyExtractor:
     # own noun ("a fair held …", "a mill on the brook that …", "the Cup, awarded …"); "the fair" the named fair before;
     # "Lemuel and Gad Stask"; no "X · was · Y" after "The first winner of X"; a surname subject is the full name before
     # v48: a copula's own preposition keeps the predicate its time belongs to ("was member for", "been open since")
-    model_id = f"spacy-v48:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v49: "the guild"/"the prize" the named thing of that kind before it, never a person title's painting; "his"
+    # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
+    model_id = f"spacy-v49:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
