@@ -152,8 +152,8 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
         near = misplaced_hub(by_id, hub, spokes, question)
         if near:  # in the first line, which opens the tour's page: folded under it, an audit's class never saw why;
             # said plainly first (audit 53 read "the two UNKs are swapped" after the joins twice before it made sense)
-            named = and_list([by_id[u].name for u in spokes if u in by_id and not by_id[u].unknown])
-            line = (f"The query graph swapped its two unknowns: the question puts {named} with {by_id[near].name}, "
+            who = and_list([by_id[u].name for u in spokes if u in by_id and not by_id[u].unknown])
+            line = (f"The query graph swapped its two unknowns: the question puts {who} with {by_id[near].name}, "
                     f"the graph joins them to {by_id[hub].name}. So the matching looks for {_what(by_id[hub])} where "
                     f"{_what(by_id[near])} should be, and the other way round.")
         elif len(spokes) > 1:
