@@ -21,18 +21,21 @@ def _fresh_caches() -> None:
 
 @pytest.fixture
 def tour_warmup() -> None:
-    """Ask for this to let Home load the guided demo's models in the background (``prefetch.warm_models``)."""
+    """Ask for this to let Home work ahead for the tour in the background (``prefetch.home_fetches``: the first steps'
+    runs on the tour's models, else ``prefetch.warm_models``)."""
 
 
 @pytest.fixture(autouse=True)
 def _no_tour_warmup(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Home, on choices other than the tour's, loads the tour's models in a background thread of the process
-    (``components.prefetch.warm_models``): in another test that thread calls what the test monkeypatches
-    (``resources.llm``, the embedders) after the test has moved on. Off unless a test asks for ``tour_warmup``."""
+    """Home works ahead for the tour in background threads of the process (on the app's defaults it replays the
+    first steps' runs, else it loads the tour's models: ``components.prefetch``): in another test those threads call
+    what the test monkeypatches (``resources.llm``, the embedders) after the test has moved on. Off unless a test asks
+    for ``tour_warmup``."""
     if "tour_warmup" in request.fixturenames:
         return
     from components import prefetch
 
+    monkeypatch.setattr(prefetch, "home_fetches", lambda: False)
     monkeypatch.setattr(prefetch, "warm_models", lambda: False)
 
 

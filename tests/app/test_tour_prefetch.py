@@ -79,7 +79,7 @@ def test_home_on_other_choices_loads_the_tours_models_in_the_background(home: Pa
 
 
 @pytest.mark.slow
-def test_home_on_the_defaults_fetches_the_first_steps_with_the_recorded_llm(home: Path) -> None:
+def test_home_on_the_defaults_fetches_the_first_steps_with_the_recorded_llm(home: Path, tour_warmup: None) -> None:
     """The app's defaults are the demo, the recording's models and no LLM: Home fetches the first steps' recorded runs
     anyway (with the step's own LLM, as its page will hold it), so "Start" opens step 1 on a finished run, not on
     "Running BubbleRAG on this question …" for 1–2 s (audits 51 and 52; before, only a sidebar already on the
