@@ -101,7 +101,8 @@ def _step_backends(act: Any, llm: str) -> Any:
 
 def after_page() -> int:
     """Called after a page ran: on the tour, start the runs of the next :data:`LOOKAHEAD` steps; on Home with the
-    tour's choices in the sidebar, the first steps' (the class usually starts there). How many runs were started."""
+    demo and the recording's models in the sidebar (any LLM), the first steps' (the class usually starts there). How
+    many runs were started."""
     from core.methods.registry import METHODS
 
     if os.environ.get("EGX_TOUR_PREFETCH", "1") == "0":
