@@ -81,11 +81,17 @@ def _figure(value: Any) -> str:
 
 # ------------------------------------------------------------------------------------ ReG
 def _previous(ws_path: Path, unit: str) -> dict[str, Any] | None:
-    f = ws_path / "reg" / ("retriever-entity" if unit == "entity" else "retriever") / "result.json"
-    try:
-        return json.loads(f.read_text(encoding="utf-8")) if f.exists() else None
-    except (OSError, ValueError):
-        return None
+    """The newest earlier training of ``unit`` here, installed or kept aside (audit 54: after a run whose model was
+    kept aside the estimate still said "no earlier run here"); None when there is none."""
+    folder = ws_path / "reg" / ("retriever-entity" if unit == "entity" else "retriever")
+    runs = [f for f in (folder / "result.json", folder.with_name(folder.name + "-kept-aside") / "result.json")
+            if f.exists()]
+    for f in sorted(runs, key=lambda f: f.stat().st_mtime, reverse=True):
+        try:
+            return json.loads(f.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 #: The anchor of ReG's Train panel: the top of the Evidence chains page links to it (the panel is at the bottom).

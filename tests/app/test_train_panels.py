@@ -258,3 +258,23 @@ def test_a_retrain_kept_aside_says_trained_with_its_figures_and_its_verdict_once
     at.run(timeout=RUN_TIMEOUT)  # shown once: the next run's box has the verdict and when the model was trained
     text = _text(at)
     assert text.count(verdict) == 1 and "(trained at " in text and "Trained: best epoch" not in text, text
+
+
+def test_the_estimate_reads_the_newest_earlier_run_kept_aside_or_installed(tmp_path: Path) -> None:
+    """Audit 54: after a run whose model was kept aside, the panel's estimate still said "no earlier run here"."""
+    import json
+    import os
+
+    from components.train_view import _previous
+
+    assert _previous(tmp_path, "triple") is None
+    aside = tmp_path / "reg" / "retriever-kept-aside"
+    aside.mkdir(parents=True)
+    (aside / "result.json").write_text(json.dumps({"seconds": 6.5, "config": {"epochs": 80}}), encoding="utf-8")
+    assert _previous(tmp_path, "triple") == {"seconds": 6.5, "config": {"epochs": 80}}
+    active = tmp_path / "reg" / "retriever"
+    active.mkdir()
+    (active / "result.json").write_text(json.dumps({"seconds": 9.0, "config": {"epochs": 80}}), encoding="utf-8")
+    os.utime(aside / "result.json", (1, 1))  # the installed run is the newer one
+    assert _previous(tmp_path, "triple")["seconds"] == 9.0  # type: ignore[index]
+    assert _previous(tmp_path, "entity") is None
