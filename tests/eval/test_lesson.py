@@ -377,6 +377,8 @@ def test_sgrag_lines_say_why_a_sentence_answer_comes_from_a_lower_match() -> Non
     sentence = "She [Ermengarde of Tours] died on 20 March 851 and was buried in the abbey of Erstein."
     line = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])[1]
     assert "picked it among all 3 matches' passages (not match #1)" in line, line
+    # ... and says it holds the gold answer, in the lines a class sees, not only in the fold's title (audit 54)
+    assert line.endswith(" It holds the gold answer, “20 March 851”."), line
     assert "comes from match #3 of 3, where UNK q0 (the date) became “20 March 851”" in line, line  # not #2, naming
     # only the mother
     assert len(sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])) == 2  # its match's binding: no gold line
