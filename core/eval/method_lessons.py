@@ -115,12 +115,18 @@ class QueryNode:
         return self.label.strip().upper() == "UNK"
 
     @property
+    def what(self) -> str:
+        """What it stands for, the first part of its description: "The movie: starring him" → "the movie" ("" when
+        none)."""
+        what = self.description.split(":", 1)[0].split(";", 1)[0].strip()
+        return what[:1].lower() + what[1:]
+
+    @property
     def name(self) -> str:
         """“Keanu Reeves”, or “UNK q4 (the main villain)” from the first part of its description."""
         if not self.unknown:
             return f"“{self.label}”"
-        what = self.description.split(":", 1)[0].split(";", 1)[0].strip()
-        return f"UNK {self.id}" + (f" ({what[:1].lower() + what[1:]})" if what else "")
+        return f"UNK {self.id}" + (f" ({self.what})" if self.what else "")
 
 
 def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
@@ -154,8 +160,8 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
             # said plainly first (audit 53 read "the two UNKs are swapped" after the joins twice before it made sense)
             who = and_list([by_id[u].name for u in spokes if u in by_id and not by_id[u].unknown])
             line = (f"The query graph swapped its two unknowns: the question puts {who} with {by_id[near].name}, "
-                    f"the graph joins them to {by_id[hub].name}. So the matching looks for {_what(by_id[hub])} where "
-                    f"{_what(by_id[near])} should be, and the other way round.")
+                    f"the graph joins them to {by_id[hub].name}. So the matching looks for {by_id[hub].what or f'UNK {hub}'} where "
+                    f"{by_id[near].what or f'UNK {near}'} should be, and the other way round.")
         elif len(spokes) > 1:
             line += (f" Every path between the question's entities runs through {by_id[hub].name}: that is what the "
                      "matching looks for in the graph.")
@@ -233,12 +239,6 @@ def _head_noun(node: QueryNode) -> str:
     """The noun an UNK's description names it by: "The movie: starring him" → "movie" ("" when none)."""
     words = re.findall(r"[a-z]+", node.description.split(":", 1)[0].split(";", 1)[0].lower())
     return words[-1] if words and len(words[-1]) > 2 else ""
-
-
-def _what(node: QueryNode) -> str:
-    """What an UNK stands for, from its description: "The movie: starring him" → "the movie"."""
-    what = node.description.split(":", 1)[0].split(";", 1)[0].strip()
-    return what[:1].lower() + what[1:] if what else f"UNK {node.id}"
 
 
 def misplaced_hub(by_id: Mapping[str, QueryNode], hub: str, spokes: Sequence[str], question: str) -> str:
