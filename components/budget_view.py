@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from components import state as S
+from components import tour
 from components.ui import error_text, md_escape
 from core.errors import EgxError
 from core.eval.context import budget_line
@@ -92,6 +93,29 @@ def context_caption(budget: Budget, results: Mapping[str, Any], why_own: str = "
     st.caption(f"**Answer budget: {md_escape(budget.name)}** — {own}. What each answer was handed: ctx chunks, "
                "ctx tokens in the tables; under the (?) icon.",
                help=("Handed to each answer (WordPiece tokens of evidence):\n\n" + per) if per else "No method ran.")
+    note = not_passages_note(results)
+    if note:
+        st.caption(note)
+
+
+#: How the note below names each kind of evidence that is not passages (:attr:`AnswerContext.evidence`).
+EVIDENCE_WORDS = {"chains": "evidence chains", "triples": "KG triples", "subgraph triples": "subgraph triples"}
+
+
+def not_passages_note(results: Mapping[str, Any]) -> str:
+    """A line for the methods whose answer was handed triples or chains, not passages ("" when none):
+    their ctx chunks count the passages those come from, their ctx tokens the triple or chain lines. An audit read
+    ReG's "9 chunks, 418 tokens" beside 5 passages of ~1,000 tokens as a contradiction the page did not explain."""
+    forms: dict[str, list[str]] = {}
+    for m, r in results.items():
+        ctx = context_of(r)
+        if ctx is not None and ctx.evidence != "passages":
+            forms.setdefault(EVIDENCE_WORDS.get(ctx.evidence, ctx.evidence), []).append(f"**{md_escape(tour.short_name(m))}**")
+    if not forms:
+        return ""
+    said = [f"{' and '.join(ms)} {'handed ' if not k else ''}{md_escape(form)}" for k, (form, ms) in enumerate(forms.items())]
+    return (f"Not passages: {', '.join(said)} — their ctx chunks count the passages these come from, their ctx "
+            "tokens only the lines handed over.")
 
 
 def context_columns(result: Any) -> dict[str, Any]:

@@ -18,6 +18,11 @@ def test_compare_page_runs_every_method_under_the_chosen_budget(home):
     # it starts like for like: BubbleRAG §4.1's one budget for every method (the demo has 23 passages)
     first = at.dataframe[0].value.set_index("method")
     assert first.loc["Naive RAG", "ctx chunks"] == 15 and (first["ctx chunks"] <= 15).all()
+    # SG-RAG and ReG hand over triples / chains: the caption says what their ctx chunks and tokens count (an audit
+    # read ReG's 9 chunks of 418 tokens as a contradiction)
+    cap = next(plain(c.value) for c in at.caption if "Not passages" in c.value)
+    assert ("Not passages: **SG-RAG** handed subgraph triples, **ReG** evidence chains — their ctx chunks count the "
+            "passages") in cap, cap
     assert any(plain(c.value).startswith("**Answer budget: bubblerag** — BubbleRAG §4.1") for c in at.caption)
     assert at.number_input(key=S.widget_key(S.COMPARE_CUT, "compare")).value == 15
     box = at.selectbox(key=S.widget_key(S.COMPARE_BUDGET, "compare"))
