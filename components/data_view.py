@@ -400,7 +400,8 @@ PASSAGES_HELP = (f"How documents (.txt, .md, .pdf, .html, .docx) are cut into pa
                  f"retrieves. By default a document is split at its blank-line paragraphs and short paragraphs are "
                  f"packed together up to {CHUNK_CHARS:,} characters, so a few short files become a few passages, and "
                  "a method's top 5 may then hold the whole corpus. “One per paragraph” makes each paragraph a passage "
-                 "(a heading stays with the paragraph after it; a longer paragraph is split at sentences); a size "
+                 "(a heading stays with the paragraph after it; a longer paragraph is split at sentences; a PDF's "
+                 "paragraphs are read from the gaps between its printed lines); a size "
                  "packs up to that many characters. Every passage keeps its document's title, so questions' gold "
                  "titles still match (a supporting fact's sentence index picks the passage holding it). JSON(L) corpus passages stay whole whatever is chosen. Documents added to the "
                  "workspace later are split the same way.")

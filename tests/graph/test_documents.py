@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputFormatError
+from core.graph.chunking import PassageSplit
 from core.graph.formats.bounds import InputLimits
 from core.graph.formats.documents import document_passages
 from core.graph.formats.load import load_inputs
@@ -402,3 +403,20 @@ def test_a_json_corpus_keeps_its_repeated_records_in_a_build(tmp_path):
     corpus = write(tmp_path, "c.json", json.dumps([{"title": "A", "text": same}, {"title": "B", "text": same}]))
     loaded = load_inputs([corpus])
     assert [c.title for c in loaded.graph.chunks] == ["A", "B"] and loaded.files[0].duplicates == 0
+
+
+def test_a_pdfs_paragraphs_are_passages_under_one_per_paragraph(tmp_path):
+    """A PDF's text layer has no paragraph marks: the gap between two printed paragraphs is one. A PDF of four
+    paragraphs was one passage under "one per paragraph" while the same text as a .txt was four (audit 55)."""
+    paras = ["Brisk designed the rack section.\nHe modelled it on a Swiss line.", "The rack was made by the Corrick\n"
+             "Ironworks in Halverton.", "He retired to Tollmere in 1910."]
+    p = write(tmp_path, "brisk.pdf", pdf_bytes(["Ansel Brisk\n\n" + "\n\n".join(paras)]))
+    chunks = load_inputs([p], passages=PassageSplit(per_paragraph=True)).graph.chunks
+    assert [c.text for c in chunks] == ["Brisk designed the rack section. He modelled it on a Swiss line.",
+                                        "The rack was made by the Corrick Ironworks in Halverton.",
+                                        "He retired to Tollmere in 1910."]
+    assert {c.title for c in chunks} == {"Ansel Brisk"}
+    # evenly spaced lines (no gap anywhere) stay one paragraph, as before
+    q = write(tmp_path, "even.pdf", pdf_bytes(["Ansel Brisk\n" + "\n".join(paras)]))
+    (one,) = load_inputs([q], passages=PassageSplit(per_paragraph=True)).graph.chunks
+    assert one.text.startswith("Brisk designed the rack section. He modelled it") and one.text.endswith("in 1910.")

@@ -24,6 +24,7 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from core.errors import InputFormatError
 from core.graph.chunking import CHUNK_CHARS, chunk_text
@@ -184,7 +185,7 @@ def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
         pages: list[str] = []
         total = 0
         for page in reader.pages:
-            text = page.extract_text() or ""
+            text = with_paragraph_breaks(page)
             total += len(text)
             if total > lim.max_bytes:
                 raise InputFormatError(name, f"its text is over the input size limit of {size_text(lim.max_bytes)}",
@@ -208,6 +209,39 @@ def pdf_text(path: Path, lim: InputLimits) -> tuple[str, list[str]]:
         warnings.append(f"{name}: {len(empty)} of {len(pages)} pages have no text layer (scanned?) and were left out "
                         f"(pages {shown}); run OCR on the PDF to include them.")
     return "\n\n".join(t for t in pages if t), warnings
+
+
+def with_paragraph_breaks(page: Any) -> str:
+    """A PDF page's text (pypdf's plain extraction, which keeps a multi-column page's reading order) with a blank
+    line before each line that starts a paragraph. A PDF's text layer has no paragraph marks, only positions: the
+    plain extraction puts every printed line on a line of its own, so a PDF became one passage under "one per
+    paragraph" while the same text as a .txt became four (audit 55). pypdf's layout extraction renders the vertical
+    gaps as blank lines; a plain line that matches a layout line after a gap (spaces aside) starts a paragraph.
+    Where the layout extraction fails, or puts a gap before most lines (double spacing, not paragraphs), the
+    text is left as it was."""
+    plain = page.extract_text() or ""
+    try:
+        layout = page.extract_text(extraction_mode="layout") or ""
+    except Exception:  # layout mode is an extra: the plain text stands without it
+        return plain
+    starts, lines, gap = set(), 0, False
+    for line in layout.splitlines():
+        words = " ".join(line.split())
+        if not words:
+            gap = True
+            continue
+        lines += 1
+        if gap and lines > 1:
+            starts.add(words)
+        gap = False
+    if not starts or len(starts) > lines / 2:
+        return plain
+    out: list[str] = []
+    for line in plain.splitlines():
+        if out and out[-1].strip() and " ".join(line.split()) in starts:
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
 
 
 def join_wrapped_lines(text: str) -> str:
