@@ -17,6 +17,7 @@ from components.answer_view import answer_note, gold_answer, off_gold_source, qu
 from components.knobs import knob_widget
 from components.question import question_box, workspace_questions
 from components.ui import md_escape, public_text
+from core.graph.model import passage_label
 from core.graph.reader import read_ahead
 from core.methods.baselines import HippoRAG2Config
 from core.methods.baselines.hipporag2 import HippoRAG2Result
@@ -63,7 +64,9 @@ def stages(act: Active, res: HippoRAG2Result, query: str, by_q: dict[str, Any], 
     gold = tuple(by_q[query].gold_chunks) if query in by_q else ()
     shown = [c.chunk_id for c in res.ranked_chunks[:TOP]] + list(gold)
     read_ahead(act.graph, chunk_ids=shown)  # on a graph store: the titles in one read
-    titles = {c: (act.graph.chunk(c).title or c) for c in dict.fromkeys(shown) if c in act.graph.chunk_index}
+    # a document's passages share its title: each by its place, "Ansel Brisk (2 of 4)" (audit 55 read "Ansel Brisk —
+    # rank 17; Ansel Brisk — rank 8" and could not tell them apart)
+    titles = {c: passage_label(act.graph, c) for c in dict.fromkeys(shown) if c in act.graph.chunk_index}
     if res.linked:
         linked_facts(res)
         recognition(res)
@@ -153,9 +156,10 @@ def ranked(res: HippoRAG2Result, titles: dict[str, str], gold: Sequence[str]) ->
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if gold:
         ranks = {c.chunk_id: i for i, c in enumerate(res.ranked_chunks, start=1)}
-        st.caption("Gold passages: " + md_escape("; ".join(
+        by_rank = sorted(gold, key=lambda g: ranks.get(g, len(ranks) + 1))  # best first, the not retrieved last
+        st.caption("Gold passages, best first: " + md_escape("; ".join(
             f"{titles.get(g, g)} — rank {ranks[g]}" if g in ranks else f"{titles.get(g, g)} — not retrieved"
-            for g in gold)) + f" (of {len(res.ranked_chunks)} returned).")
+            for g in by_rank)) + f" (of {len(res.ranked_chunks)} returned).")
 
 
 def answer(res: HippoRAG2Result, golds: Sequence[str], off_gold: str = "") -> None:
