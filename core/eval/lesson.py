@@ -343,7 +343,7 @@ class Lesson:
         if e is None:
             return ""
         if e.right or e.match.kind in ("contains", "part"):
-            verdict = "right" if e.right else "it holds the gold answer" if e.match.kind == "contains" else e.match.label
+            verdict = "right" if e.right else f"it holds the gold answer, “{self.gold_answer}”" if e.match.kind == "contains" else e.match.label
             return f"Without an LLM (none mode) {e.method} quotes: “{e.answer.strip()}” — {verdict}."
         # not the answer: say what it shares with the gold answer (a bare "some words shared" hid that it was
         # only "of") and why this sentence was the one quoted
