@@ -227,6 +227,9 @@ def create_groups_ui(act: Active, result) -> None:
                "group in this colour.")
     st.html(bubble.group_chips(groups))
     st.markdown(weights_line(result.groups))
+    # the anchors on the graph right under their groups: below the chart and the table they took a scroll after the
+    # stage walk's five clicks (audit 55)
+    create_anchor_drawing_ui(act, result)
     detail = weights_detail(result.groups)
     if detail:
         with st.expander("How the rule weighs, against §3.2"):
@@ -242,7 +245,6 @@ def create_groups_ui(act: Active, result) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     n_terms = len({v for grp in groups for v in grp.terminals(g)})
     st.caption(f"{n_terms} terminal nodes in all (edge anchors contribute both endpoints).")
-    create_anchor_drawing_ui(act, result)
     for note in result.groups.notes:
         st.caption("↪ " + md_escape(note))
     bubble.fallback_notes(result, ("grouping",))

@@ -113,6 +113,9 @@ def test_anchor_stage_control_walks_through_the_stages(home: Path) -> None:
     nodes = drawn_nodes(at)
     assert nodes and all(n.get("shape") == ANCHOR_SHAPE for n in nodes)
     assert "diamond: anchor, where a bubble starts" in at.get("iframe")[0].proto.srcdoc
+    # right under the groups' weights, above the chart and the table (audit 55 scrolled for it after the walk)
+    order = [n.type for n in _walk(at.main)]
+    assert order.index("iframe") < order.index("plotly_chart") and order.index("iframe") < order.index(type(at.dataframe[0]).__name__.lower())
     fill = {n.get("label"): n["color"]["background"] if isinstance(n.get("color"), dict) else n.get("color")
             for n in nodes}
     # the node anchors of groups 0 and 1 (the table above) in those groups' colours
@@ -439,3 +442,11 @@ def test_a_node_that_anchors_several_groups_is_said_to_when_settled_and_met() ->
     note = shared_anchor_note(result, graph, 0, (0, 1))
     assert "Lothair I is an anchor of “Lothair II / Lothair I” and of “mother”" in note
     assert shared_anchor_note(result, graph, 2, (0, 1)) == ""  # an anchor of one of them only
+
+
+def _walk(node):
+    """Every element under ``node`` (an AppTest block) in page order."""
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _walk(child)
+
