@@ -495,7 +495,19 @@ def create_upload_ui(act: Active) -> None:
     st.caption(SHARED_WORKSPACES_NOTE)
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
-    clicked = st.button("Build workspace", key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
+    # how long the build will take, said before the click (audit 55 built a 2-MB one-line file, 1,743 passages and
+    # 12 minutes, with nothing said); a long one names its length on the button itself
+    est = None if blocked or not files else build_estimate(files, passages, ex_name, act)
+    label = "Build workspace"
+    if est is not None and est[0] > workspaces.ask_before_s():
+        label += f" (about {workspaces.about(est[0])})"
+        st.warning(f"This build is expected to take **about {workspaces.about(est[0])}** on this server "
+                   f"({md_escape(est[1])}). It runs in the background once started: the app stays usable, and its "
+                   "progress and Cancel are below and in the sidebar. A smaller corpus, or “one per paragraph” "
+                   "left off, builds sooner.", icon=":material/schedule:")
+    elif est is not None:
+        st.caption(f"Expected build time: about {workspaces.about(est[0])} ({md_escape(est[1])}).")
+    clicked = st.button(label, key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
                         help=f"Off until what is named above is fixed: {md_escape(blocked)}" if blocked else None)
     if blocked:
         st.caption(f":material/block: Nothing can be built until what is named above is removed or fixed: "
@@ -565,6 +577,30 @@ def create_upload_ui(act: Active) -> None:
     building.empty()
     if started:
         show_upload_job()
+
+
+def build_estimate(files: list, passages: str, extractor: str, act: Active) -> tuple[float, str] | None:
+    """Seconds the dropped ``files`` take to build with ``extractor`` and the app's embedder, split as ``passages``
+    says, and what the figure rests on (:func:`core.index.estimate.inputs_build_estimate`); None where it cannot
+    be told (a file the build will refuse says so itself). Measured once per set of files and settings (the
+    session keeps it); the copies it reads are deleted at once."""
+    from core.index.estimate import inputs_build_estimate
+
+    ident = (tuple((f.file_id, f.name, f.size) for f in files), passages, extractor, act.embedder_name)
+    kept = st.session_state.get(S.DATA_BUILD_ESTIMATE)
+    if kept is not None and kept[0] == ident:
+        return kept[1]
+    paths, _, drop = stage_uploads(files)
+    try:
+        with st.spinner("Estimating how long the build takes…"):
+            found: tuple[float, str] | None = inputs_build_estimate(paths, act.embedder, extractor=extractor,
+                                                                    passages=PassageSplit.parse(passages))
+    except EgxError:
+        found = None
+    finally:
+        drop()
+    st.session_state[S.DATA_BUILD_ESTIMATE] = (ident, found)
+    return found
 
 
 def _swapped_files_problem(paths: list, qpath: Any) -> str:

@@ -88,6 +88,7 @@ DATA_VIEW_MODE = "egx.data.view_mode"
 DATA_NODE = "egx.data.node"
 DATA_QUESTIONS = "egx.data.questions"
 DATA_DROP_CHECK = "egx.data.drop_check"  #: (the dropped files' identity, what is wrong with them) — checked once
+DATA_BUILD_ESTIMATE = "egx.data.build_estimate"  #: (the dropped files and settings, the build's estimate) — measured once
 DATA_ADD_DROP_CHECK = "egx.data.add_drop_check"  #: the same for the files dropped on Add documents
 DATA_EDGE_LABELS = "egx.data.edge_labels"
 DATA_EXPORT_SCOPE = "egx.data.export_scope"

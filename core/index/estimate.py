@@ -11,19 +11,22 @@ on MuSiQue with MiniLM about seven minutes on two cores. The app starts no job o
 
 A bundled sample that was never built (or whose recipe changed) is built from its recipe, indexes included
 (:func:`sample_build_estimate`): MuSiQue with MiniLM is the same seven minutes, so it asks first too. Its
-texts are read from the recipe's inputs (half a second for MuSiQue) and the rate is measured on them.
+texts are read from the recipe's inputs (half a second for MuSiQue) and the rate is measured on them. An upload
+is estimated the same way before its Build button (:func:`inputs_build_estimate`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.index.indexing import ITEM_KINDS
 
 if TYPE_CHECKING:
     from core.backends.base import Embedder
+    from core.graph.chunking import PassageSplit
     from core.graph.model import KnowledgeGraph
     from core.index.workspace import Workspace
 
@@ -36,9 +39,16 @@ STATED_SECONDS_PER_TEXT = 0.05
 #: out, few enough to stay under a second with a sentence-transformer on two cores.
 SAMPLE_TEXTS = 16
 
-#: Node and edge texts an extracted passage yields, for a corpus whose triples are not extracted yet (the
-#: build's own progress split assumes the same: about five short triples per passage).
-ITEMS_PER_EXTRACTED_CHUNK = 8
+#: Node and edge texts spaCy extracts per character of passage text: MuSiQue's 1,890 passages (915,192 characters)
+#: gave 16,243 nodes and 17,037 edges (0.036 a character); audit 55's 2-MB one-line file gave 0.046. A count per
+#: passage (8, before) read a 1,200-character passage as a 480-character one: that file's 1,743 passages made
+#: 95,644 texts where 8 a passage said 13,944.
+ITEMS_PER_CHAR = 0.04
+#: The mean characters (title, newline, text) of the passages :data:`core.index.create.EXTRACT_SECONDS` was measured
+#: on (MuSiQue's): an extraction's seconds scale with a passage's length, not its count.
+EXTRACT_REFERENCE_CHARS = 484
+#: Words of the short texts timed for the node and edge rate before extraction (their texts are not known yet).
+SHORT_TEXT_WORDS = 4
 
 
 def index_counts(workspace: Workspace) -> dict[str, int]:
@@ -75,12 +85,7 @@ def reindex_estimate(workspace: Workspace, embedder: Embedder, *, sample: int = 
 def sample_build_estimate(name: str, embedder: Embedder, *, sample: int = SAMPLE_TEXTS,
                           clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
     """Expected seconds to build the bundled sample ``name`` from its recipe (:mod:`core.index.samples`) with
-    ``embedder``'s indexes, and what the figure rests on (a sentence to show next to it).
-
-    The recipe's inputs are read (no graph is written) and ``embedder`` embeds ``sample`` of their texts of each
-    kind now, timed with ``clock``. A corpus without triples is extracted first (spaCy, the build's default
-    without an LLM: :data:`core.index.create.EXTRACT_SECONDS`), its node and edge texts estimated at
-    :data:`ITEMS_PER_EXTRACTED_CHUNK` a passage at the passages' rate.
+    ``embedder``'s indexes, and what the figure rests on (:func:`graph_build_estimate`; no graph is written).
 
     Raises
     ------
@@ -89,26 +94,68 @@ def sample_build_estimate(name: str, embedder: Embedder, *, sample: int = SAMPLE
     """
     from core.errors import UnknownNameError
     from core.graph.formats.load import load_inputs
-    from core.index.create import EXTRACT_SECONDS
     from core.index.samples import sample_recipes
 
     recipes = {r.name: r for r in sample_recipes()}
     if name not in recipes:
         raise UnknownNameError("sample workspace", name, sorted(recipes))
-    graph = load_inputs(recipes[name].inputs, name=name).graph
+    return graph_build_estimate(load_inputs(recipes[name].inputs, name=name).graph, embedder, sample=sample,
+                                clock=clock)
+
+
+def inputs_build_estimate(paths: Sequence[str | Path], embedder: Embedder, *, extractor: str = "spacy",
+                          passages: PassageSplit | None = None, sample: int = SAMPLE_TEXTS,
+                          clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
+    """Expected seconds to build a workspace from the files ``paths`` (an upload) with ``extractor`` and
+    ``embedder``, split into ``passages`` as the build will, and what the figure rests on. The files are read
+    as the build reads them (seconds for megabytes; nothing is written). Audit 55 built a 2-MB one-line file
+    (1,743 passages, 12 minutes) with nothing said before the click.
+
+    Raises
+    ------
+    core.errors.EgxError
+        A file the build could not read either (its own message).
+    """
+    from core.graph.formats.load import load_inputs
+
+    graph = load_inputs(list(paths), passages=passages).graph
+    return graph_build_estimate(graph, embedder, extractor=extractor, sample=sample, clock=clock)
+
+
+def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor: str = "spacy",
+                         sample: int = SAMPLE_TEXTS,
+                         clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
+    """Expected seconds to build a workspace of the loaded ``graph`` (its indexes; first the triples of a corpus
+    without any, by ``extractor``), and what the figure rests on. ``embedder`` embeds ``sample`` of the graph's
+    texts of each kind now, timed with ``clock``. A corpus to extract is estimated by its characters: the
+    extraction at :data:`core.index.create.EXTRACT_SECONDS`' rate per :data:`EXTRACT_REFERENCE_CHARS`, then
+    :data:`ITEMS_PER_CHAR` node and edge texts a character at the rate of short texts cut from the passages."""
+    from core.index.create import EXTRACT_SECONDS, LLM_EXTRACT_SECONDS
+
     texts = _graph_texts(graph)
-    rates = _measured_rates({k: v[:sample + 1] for k, v in texts.items()}, embedder, clock)
     if graph.kind == "kg" and graph.n_edges == 0 and graph.n_chunks > 0:  # create_workspace extracts these
         chunks = graph.n_chunks
-        extract = chunks * EXTRACT_SECONDS["spacy"]
-        seconds = extract + chunks * (1 + ITEMS_PER_EXTRACTED_CHUNK) * rates["chunks"]
-        return seconds, (f"{chunks:,} passages whose triples spaCy extracts first (about "
-                         f"{1000 * EXTRACT_SECONDS['spacy']:.0f} ms each), then about "
-                         f"{ITEMS_PER_EXTRACTED_CHUNK} node and edge texts a passage to embed; "
-                         f"{_measured(embedder, sample, seconds - extract, chunks)}")
+        chars = sum(len(c) for c in texts["chunks"])
+        per_passage = EXTRACT_SECONDS.get(extractor, LLM_EXTRACT_SECONDS)
+        extract = chars / EXTRACT_REFERENCE_CHARS * per_passage
+        items = int(chars * ITEMS_PER_CHAR)
+        short = [" ".join(w[k:k + SHORT_TEXT_WORDS]) for w in (t.split() for t in texts["chunks"][:sample + 1])
+                 for k in range(0, len(w), 3 * SHORT_TEXT_WORDS)][:sample + 1]
+        rates = _measured_rates({"chunks": texts["chunks"][:sample + 1], "nodes": short}, embedder, clock)
+        embed = chunks * rates["chunks"] + items * rates["nodes"]
+        who = {"spacy": "spaCy", "rules": "the rules"}.get(extractor, f"the {extractor} extractor")
+        return extract + embed, (f"{chunks:,} passages ({chars:,} characters) whose triples {who} extracts first "
+                                 f"(about {_duration(extract)}), then about {items:,} node and edge texts and the "
+                                 f"passages to embed; {_measured(embedder, sample, embed, chunks + items)}")
+    rates = _measured_rates({k: v[:sample + 1] for k, v in texts.items()}, embedder, clock)
     counts = {k: len(v) for k, v in texts.items()}
     seconds = sum(counts[k] * rates[k] for k in ITEM_KINDS)
     return seconds, f"{_what(counts)}; {_measured(embedder, sample, seconds, sum(counts.values()))}"
+
+
+def _duration(seconds: float) -> str:
+    """``"40 s"`` or ``"3 min"``: a part of an estimate, in the unit a person reads it in."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _graph_texts(graph: KnowledgeGraph) -> dict[str, list[str]]:

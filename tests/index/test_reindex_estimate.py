@@ -4,6 +4,7 @@ from the manifest's recorded build rates by the same model, else measured on the
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,7 @@ def test_a_sample_of_plain_passages_counts_their_extraction_first(tmp_path: Path
     import json
 
     from core.index.create import EXTRACT_SECONDS
-    from core.index.estimate import ITEMS_PER_EXTRACTED_CHUNK, sample_build_estimate
+    from core.index.estimate import EXTRACT_REFERENCE_CHARS, ITEMS_PER_CHAR, sample_build_estimate
 
     folder = tmp_path / "samples" / "notes"
     folder.mkdir(parents=True)
@@ -76,9 +77,12 @@ def test_a_sample_of_plain_passages_counts_their_extraction_first(tmp_path: Path
     ticks = itertools.count()
     seconds, how = sample_build_estimate("notes", get_embedder("hashing"), sample=4,
                                          clock=lambda: float(next(ticks)))
-    # 6 passages: their extraction, then the passages and ~8 node and edge texts each at the passages' 1/4 s
-    assert seconds == pytest.approx(6 * EXTRACT_SECONDS["spacy"] + 6 * (1 + ITEMS_PER_EXTRACTED_CHUNK) / 4)
-    assert how.startswith("6 passages whose triples spaCy extracts first")
+    # 6 passages: their extraction by their length, then the passages and the node and edge texts their characters
+    # yield, each at the 1/4 s its kind took (one tick for the 4 timed texts after the first)
+    chars = sum(len(f"Note {i}\nAda Lovelace wrote note {i} in London.") for i in range(6))
+    assert seconds == pytest.approx(chars / EXTRACT_REFERENCE_CHARS * EXTRACT_SECONDS["spacy"] + 6 / 4
+                                    + int(chars * ITEMS_PER_CHAR) / 4)
+    assert how.startswith(f"6 passages ({chars:,} characters) whose triples spaCy extracts first")
 
 
 def test_an_unknown_sample_names_the_bundled_ones() -> None:
@@ -98,3 +102,25 @@ def test_a_rate_measured_on_a_busy_machine_says_so() -> None:
     assert busy_note(load=2.0, cores=2) == ""
     note = busy_note(load=4.6, cores=2)
     assert "busy (load 4.6 on 2 cores)" in note and "may read high" in note
+
+
+def test_an_upload_is_estimated_by_its_characters_not_its_passage_count(tmp_path: Path) -> None:
+    """Audit 55's 2-MB one-line file: 1,743 passages of 1,200 characters made 95,644 node and edge texts, where 8 a
+    passage said 13,944. The node and edge texts and the extraction scale with the characters: one file of long
+    passages costs more than one of as many short ones."""
+    from core.graph.chunking import PassageSplit
+    from core.index.estimate import ITEMS_PER_CHAR, inputs_build_estimate
+
+    sentence = "Ansel Brisk built the viaduct at Pell Gorge for the Orlen County Council in 1896. "
+    long, short = tmp_path / "long.txt", tmp_path / "short.txt"
+    long.write_text(sentence * 150, encoding="utf-8")  # one line: packed into passages of up to 1,200 characters
+    short.write_text("\n\n".join([sentence.strip()] * 10), encoding="utf-8")
+    emb = get_embedder("hashing")
+    ticks = itertools.count()
+    s_long, how = inputs_build_estimate([long], emb, sample=4, clock=lambda: float(next(ticks)))
+    items = int(re.search(r"then about ([\d,]+) node and edge texts", how).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert how.startswith("11 passages (") and items == pytest.approx(len(sentence * 150) * ITEMS_PER_CHAR, rel=0.02)
+    s_short, how_short = inputs_build_estimate([short], emb, sample=4, clock=lambda: float(next(ticks)),
+                                               passages=PassageSplit(per_paragraph=True))
+    assert how_short.startswith("10 passages (")
+    assert s_long > 5 * s_short  # ~15 times the characters, about as many passages
