@@ -17,7 +17,7 @@ from components import state as S
 from components import tour
 from components.ui import error_text, md_escape
 from core.errors import EgxError
-from core.eval.context import budget_line
+from core.eval.context import budget_line, run_tokens_note, uneven_tokens_note
 from core.methods.answering import AnswerContext, context_of
 from core.methods.budget import BUDGETS, COMPARISON_DEFAULT, FORMS, Budget, parse_budget
 
@@ -96,6 +96,11 @@ def context_caption(budget: Budget, results: Mapping[str, Any], why_own: str = "
     note = not_passages_note(results)
     if note:
         st.caption(note)
+    ctxs = {tour.short_name(m): ctx for m, ctx in ((m, context_of(r)) for m, r in results.items()) if ctx is not None}
+    uneven = uneven_tokens_note({m: c.tokens for m, c in ctxs.items()},
+                                [m for m, c in ctxs.items() if c.evidence == "passages"], budget.tokens)
+    if uneven:  # audit 55: ReG's chains ran to 3.6× the others' tokens under "≤ 15 chunks", with nothing said
+        st.caption(":material/balance: " + md_escape(uneven))
 
 
 #: How the note below names each kind of evidence that is not passages (:attr:`AnswerContext.evidence`).
@@ -109,7 +114,7 @@ def not_passages_note(results: Mapping[str, Any]) -> str:
     forms: dict[str, list[str]] = {}
     for m, r in results.items():
         ctx = context_of(r)
-        if ctx is not None and ctx.evidence != "passages":
+        if ctx is not None and "passages" not in ctx.evidence:  # BubbleRAG's "triples + passages" hands passages
             forms.setdefault(EVIDENCE_WORDS.get(ctx.evidence, ctx.evidence), []).append(f"**{md_escape(tour.short_name(m))}**")
     if not forms:
         return ""
@@ -141,3 +146,6 @@ def run_caption(summary: Mapping[str, Any]) -> None:
             if any(s.get("context") for s in summary.get("methods", {}).values()) else
             " This run recorded no answer contexts (made before they were recorded).")
     st.caption(md_escape(budget_line(summary)) + note)
+    uneven = run_tokens_note(summary)
+    if uneven:  # audit 55: ReG's chains ran to 3.6× the others' tokens under "≤ 15 chunks", with nothing said
+        st.caption(":material/balance: " + md_escape(uneven))

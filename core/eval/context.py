@@ -31,12 +31,14 @@ CTX_METRICS = (CTX_RECALL, CTX_ALL_GOLD)
 
 
 def context_record(result: Any) -> dict[str, Any] | None:
-    """``{"chunks", "tokens", "chunk_ids", "budget"}`` of what ``result``'s answer was handed; None for a run
+    """``{"chunks", "tokens", "chunk_ids", "budget", "evidence"}`` of what ``result``'s answer was handed (evidence:
+    "passages", "chains", …, :attr:`~core.methods.answering.AnswerContext.evidence`); None for a run
     that recorded no context (a method from elsewhere)."""
     ctx = context_of(result)
     if ctx is None:
         return None
-    return {"chunks": ctx.chunks, "tokens": int(ctx.tokens), "chunk_ids": list(ctx.chunk_ids), "budget": ctx.budget}
+    return {"chunks": ctx.chunks, "tokens": int(ctx.tokens), "chunk_ids": list(ctx.chunk_ids), "budget": ctx.budget,
+            "evidence": ctx.evidence}
 
 
 def context_metrics(chunk_ids: Iterable[str], gold: Iterable[str], *, unmatched: Iterable[str] = ()) -> dict[str, float]:
@@ -65,7 +67,9 @@ def summarize_context(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
         return None
     chunks = [int(c.get("chunks") or 0) for c in ctx]
     tokens = [int(c.get("tokens") or 0) for c in ctx]
+    evidence = ", ".join(dict.fromkeys(str(c["evidence"]) for c in ctx if c.get("evidence")))
     return {"n": len(ctx), "budget": ", ".join(dict.fromkeys(str(c.get("budget") or "own") for c in ctx)),
+            **({"evidence": evidence} if evidence else {}),  # what it was handed: passages, chains, …
             "chunks": {"median": float(np.median(chunks)), "max": int(max(chunks))},
             "tokens": {"median": float(np.median(tokens)), "max": int(max(tokens))}}
 
@@ -96,6 +100,31 @@ def budget_line(summary: Mapping[str, Any]) -> str:
             "egx bench --budget bubblerag gives every method ≤ 15 chunks).")
 
 
+#: How many times the passage methods' median a method's evidence tokens must be, under a budget of chunks alone,
+#: for the comparison to say it is not equal in tokens. The passage methods hand the same kind of cut (up to 15
+#: passages), so their tokens differ by the passages' lengths alone; 1.25 names a method that hands a quarter more
+#: text than that (audit 55: ReG's chains, a median of 1,893 tokens from ≤ 15 passages against ~1,350, up to 4,893).
+UNEVEN_TOKENS = 1.25
+
+
+def uneven_tokens_note(tokens: Mapping[str, float], passage_methods: Iterable[str], budget_tokens: int | None) -> str:
+    """A sentence for a comparison whose budget caps chunks but not tokens: each method whose evidence tokens
+    (``tokens``: method → a median over questions, or one run's) are :data:`UNEVEN_TOKENS` times the median of the
+    ``passage_methods`` (those handed passages alone), and the budgets that give every method the same tokens. ""
+    with a token cap, without a passage method to compare with, or when none is over."""
+    plain = [float(tokens[m]) for m in passage_methods if m in tokens]
+    if budget_tokens is not None or not plain:
+        return ""
+    ref = float(np.median(plain))
+    big = {m: t for m, t in tokens.items() if m not in set(passage_methods) and ref > 0 and t >= UNEVEN_TOKENS * ref}
+    if not big:
+        return ""
+    said = ", ".join(f"{m} {t:,.0f}" for m, t in big.items())
+    return (f"Equal in chunks, not in tokens: {said} tokens of evidence against the passage methods' median of "
+            f"{ref:,.0f} — a larger context. For a comparison equal in tokens, pick the budget sgrag (≤ 1,200 "
+            "tokens) or a custom one such as 15,1500tok.")
+
+
 def context_lines(summary: Mapping[str, Any]) -> list[str]:
     """The report's section on what each method handed its answer."""
     rows = context_rows(summary)
@@ -112,4 +141,13 @@ def context_lines(summary: Mapping[str, Any]) -> list[str]:
         pct = [("–" if r[k] is None else f"{100 * r[k]:.1f}") for k in CTX_METRICS]
         lines.append(f"| {r['method']} | {r['n']} | {_num(r['chunks (median)'])} | {r['chunks (max)']} | "
                      f"{_num(r['tokens (median)'])} | {r['tokens (max)']:,} | {pct[0]} | {pct[1]} |")
-    return [*lines, ""]
+    uneven = run_tokens_note(summary)
+    return [*lines, *(["", uneven] if uneven else []), ""]
+
+
+def run_tokens_note(summary: Mapping[str, Any]) -> str:
+    """:func:`uneven_tokens_note` for a benchmark run, on each method's median evidence tokens."""
+    ctx = {m: s["context"] for m, s in summary.get("methods", {}).items() if s.get("context")}
+    medians = {m: float(c["tokens"]["median"]) for m, c in ctx.items()}
+    passages = [m for m, c in ctx.items() if c.get("evidence") == "passages"]  # a run before evidence was recorded: none
+    return uneven_tokens_note(medians, passages, run_budget(summary.get("settings")).tokens)

@@ -128,3 +128,37 @@ def test_the_report_says_fastinsights_tr_is_measured_on_its_own_graph():
     assert tr_note({"methods": {"fastinsight": {"metrics": {"TR": None}}}}) == ""
     recs = [{**_record(m, "1", ["a"], 10, ["a"]), "metrics": {"R@5": 1.0, "TR": 1.0}} for m in ("dense", "fastinsight")]
     assert "measured on the graph each method searched" in markdown_report(summarize(recs, settings={"workspace": "w"}))
+
+
+def test_a_method_handed_far_more_tokens_under_a_chunk_budget_is_named():
+    """Audit 55: under "≤ 15 chunks" ReG's chains ran to a median of 1,893 tokens while the passage methods were
+    handed about 1,350 (the max 4,893) — equal in chunks, not in tokens, and nothing said so."""
+    from core.eval.context import UNEVEN_TOKENS, uneven_tokens_note
+
+    tokens = {"dense": 1350, "rerank": 1340, "bubblerag": 1420, "sgrag": 300, "reg": 1893}
+    passages = ["dense", "rerank"]
+    note = uneven_tokens_note(tokens, passages, None)
+    assert note.startswith("Equal in chunks, not in tokens: reg 1,893 tokens of evidence against the passage "
+                           "methods' median of 1,345"), note
+    assert "sgrag (≤ 1,200 tokens)" in note
+    assert uneven_tokens_note(tokens, passages, 1200) == ""  # a token cap makes them equal in tokens already
+    # fewer tokens (triples are short) or a few more (BubbleRAG's triples beside its passages) are no larger context
+    assert uneven_tokens_note({"dense": 1350, "bubblerag": 1420, "sgrag": 300}, ["dense"], None) == ""
+    assert "reg" in uneven_tokens_note({"dense": 1000, "reg": 1000 * UNEVEN_TOKENS}, ["dense"], None)
+    assert uneven_tokens_note({"reg": 5000, "sgrag": 300}, [], None) == ""  # no passage method to compare with
+
+
+def test_a_benchmark_run_records_each_method_s_evidence_and_its_report_names_a_larger_context():
+    from core.eval.context import context_lines, summarize_context
+
+    def run(evidence, tokens):  # type: ignore[no-untyped-def]
+        return summarize_context([{"context": {"chunks": 15, "tokens": t, "budget": "bubblerag", "evidence": evidence}}
+                                  for t in tokens])
+
+    summary = {"settings": {"budget": "bubblerag"},
+               "methods": {"dense": {"context": run("passages", [1300, 1400])},
+                           "reg": {"context": run("chains", [1800, 4893])}}}
+    assert summary["methods"]["reg"]["context"]["evidence"] == "chains"
+    assert any(line.startswith("Equal in chunks, not in tokens: reg 3,346") for line in context_lines(summary))
+    del summary["methods"]["dense"]["context"]["evidence"]  # a run recorded before the evidence was: nothing said
+    assert not any(line.startswith("Equal in chunks") for line in context_lines(summary))
