@@ -503,8 +503,8 @@ def create_upload_ui(act: Active) -> None:
         label += f" (about {workspaces.about(est[0])})"
         st.warning(f"This build is expected to take **about {workspaces.about(est[0])}** on this server "
                    f"({md_escape(est[1])}). It runs in the background once started: the app stays usable, and its "
-                   "progress and Cancel are below and in the sidebar. A smaller corpus, or “one per paragraph” "
-                   "left off, builds sooner.", icon=":material/schedule:")
+                   "progress and Cancel are below and in the sidebar (a cancelled build leaves nothing behind).",
+                   icon=":material/schedule:")
     elif est is not None:
         st.caption(f"Expected build time: about {workspaces.about(est[0])} ({md_escape(est[1])}).")
     clicked = st.button(label, key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
