@@ -34,6 +34,10 @@ structure of HippoRAG §3):
   of a name; the piece is parsed again with the name as one token.
 * **Firms joined by "and"**: "founded Mauncey and Daughters" or "Brask & Tull" is one firm, where a capitalised
   family or partner word ("and Sons", "and Co.") or "&" shows it; "Ida and Tom founded …" stays two people.
+* **Not the title, not a verb** (audit 55): a plural "the <noun>" subject in a named body's passage, or a thing's in a
+  person's, is no title ("The last apprentices moved …"); "its" is the nearest thing before it ("closed the mill after
+  its owner … died"); "-in-law" stays in the relation; a noun in a list, a title's word ("The Man Who Climbed …") and
+  "a <noun> named X" are no verbs (:mod:`spacy_kinds`).
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -223,7 +227,7 @@ class SpacyExtractor:
     # v48: a copula's own preposition keeps the predicate its time belongs to ("was member for", "been open since")
     # v49: "the guild"/"the prize" the named thing of that kind before it, never a person title's painting; "his"
     # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
-    model_id = f"spacy-v49:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    model_id = f"spacy-v50:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -363,3 +363,116 @@ def sibling_rank(tok: Any) -> bool:
         return True
     return tok.dep_ == "conj" and any(c.dep_ in ("amod", "nsubj") and c.lower_ in _RANKS and tok.doc[c.i - 1].lower_ == (
         "the") and tok.doc[c.i + 1].lower_ in ("a", "an") for c in tok.children)  # not "the youngest sibling, Virginia"
+
+
+def not_the_title(m: Any, tok: Any) -> bool:
+    """Whether the definite subject ``tok`` ("the <noun>") can be no passage title of its kind (audit 55, the class
+    "a plural or unnamed 'the <noun>' subject is not the title"): in a firm's or body's passage a plural ("The last
+    apprentices … moved to the railway workshops", "The ledgers fill two rooms" read "Corrick Ironworks · moved to" and
+    "Hallow Guild of Blades · fill"), or in a person's passage a noun for no person ("The rack was made by the Corrick
+    Ironworks" read "Ansel Brisk · made by"). Never where the noun is the title's kind (a word of the title or one it
+    ends in, "The works" of "Corrick Ironworks"; a kind the text or disambiguation gave), nor "the <noun> of <the
+    title or its kind>" ("The politics of the state"), nor a place's own people or a family ("The family moved"). An
+    event's, show's or song's plural stays its title ("The protests led to …" of "Euromaidan": MuSiQue)."""
+    from core.backends.spacy_spans import title_kinds  # spacy_spans' callers import this module
+    word, kinds = tok.lower_, title_kinds(m)[0]
+    title = re.findall(r"\w+", (m.title or "").lower().split(" (", 1)[0])
+    stem = word[:-1] if tok.tag_ == "NNS" and word.endswith("s") else word  # the small model has no lemmatizer
+    own = {word, stem}
+    if own & (kinds | set(title)) or (len(word) > 3 and any(w.endswith(word) or w.startswith(stem) for w in title)):
+        return False  # "The revolutions began in Poland" of "Revolutions of 1989"; "the bombs" of "… bombings"
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children) or own & (_PEOPLE | _OWN_PEOPLE):
+        return False  # "The effects of the atomic bombings killed …", "the children of X were successful"
+    if tok.tag_ == "NNS":  # a named body: not "Institute of technology" ("the polytechnics have offered …": MuSiQue)
+        named = all(w[:1].isupper() for w in (m.title or "").split(" (", 1)[0].split() if w not in _SMALL)
+        return named and (bool((kinds | set(title)) & _BODIES) or any(w.endswith(("works", "mills")) for w in title))
+    said = (m.title or "") in m._gender  # a person the text called "he"/"she": not "George Glacier", "Ann Arbor"
+    return bool(said and m._title_person()) and not _PERSON_NOUN.search(word)
+
+
+#: a place's own people and a family, the title's in its passage ("The inhabitants …", "The family moved to Jena")
+_OWN_PEOPLE = frozenset({"inhabitants", "residents", "citizens", "people", "villagers", "townspeople", "locals", "family",
+                         "couple", "pair", "duo", "trio"})
+_SMALL = frozenset({"of", "the", "and", "for", "in", "on", "at", "de", "&"})
+#: a firm's or body's kinds, whose passage's plural "the <noun>" is its people or things, never the body itself
+_BODIES = frozenset("company firm business works ironworks publisher enterprise corporation manufacturer maker foundry "
+                    "mill mills brewery guild society association union trust council institute academy "
+                    "workshop factory yard shipyard library museum school college".split())
+
+
+def kin_word(noun: Any) -> str:
+    """The kin noun ``noun`` as the text wrote it: "brother-in-law", which the tokenizer cuts into "brother - in - law",
+    is no "brother" (audit 55, the class "in-law relations": "His brother-in-law, Piet Lorimer," read "Piet Lorimer ·
+    brother of · Ansel Brisk"); any other noun its lower-case word."""
+    doc, i = noun.doc, noun.i
+    if [t.lower_ for t in doc[i + 1:i + 5]] == ["-", "in", "-", "law"]:
+        return f"{noun.lower_}-in-law"
+    return str(noun.lower_)
+
+
+def listed_noun_verb(verb: Any) -> bool:
+    """Whether the verb ``verb`` is a noun's modifier inside a list of nouns (audit 55, the class "a noun read as a verb
+    inside a list"): "built pumps, bridges, rack rails and small steam locomotives" read "rack" as a verb ("Corrick
+    Ironworks · rack · small steam locomotives"). A base form with no subject or auxiliary of its own, after a comma
+    that follows a plural noun of the list, a noun right after it and an object. No verb: no edge."""
+    doc, i = verb.doc, verb.i
+    if verb.tag_ != "VB" or i < 2 or i + 1 >= len(doc) or doc[i - 1].text != ",":
+        return False
+    if doc[i - 2].tag_ not in ("NNS", "VBZ"):  # "lamps, stoves, cook pots": "stoves" tagged a verb too
+        return False
+    after = doc[i + 1]
+    return after.pos_ == "NOUN" and any(c.dep_ == "dobj" for c in verb.children) and not any(
+        c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "mark") for c in verb.children)
+
+
+def title_verb(verb: Any) -> bool:
+    """Whether the verb ``verb`` is a word of a work's title (audit 55, the class "a title with a verb in it is a name,
+    not a clause"): "a biography of the founder, The Man Who Climbed the Varnholt," read "two books · climbed · Man Who
+    Climbed the Varnholt". Capitalised inside its sentence, after a capitalised word: no verb, no edge."""
+    doc, i = verb.doc, verb.i
+    return i > verb.sent.start + 1 and verb.text[:1].isupper() and doc[i - 1].text[:1].isupper() and doc[i - 1].is_alpha \
+        and doc[i - 1].text != "I"
+
+
+def name_giving(verb: Any) -> bool:
+    """Whether ``verb`` gives the noun right before it its name (audit 55, the class "a <noun> named <Name>"): "the son
+    of a clockmaker named Tobias Brisk" read "Halverton · named · Tobias Brisk", the parser hanging "named" on "son", the
+    apposition of Halverton. A participle "named"/"called" with a proper-noun complement, after a common noun the parser
+    hung it on an apposition ("a third movie named "Tai Chi Summit"", "formed a new company made up of both parties
+    called X" keep their "named"/"called": MuSiQue)."""
+    return verb.dep_ == "acl" and verb.lower_ in ("named", "called") and verb.i > 0 and verb.doc[verb.i - 1].pos_ == (
+        "NOUN") and verb.head.i != verb.i - 1 and verb.head.dep_ == "appos" and any(c.dep_ in ("oprd", "dobj", "attr") and c.pos_ == "PROPN" for c in verb.children)
+
+
+def not_a_verb(verb: Any) -> bool:
+    """A verb that is no relation of its own: a noun or a title's word the parser made a verb (:func:`listed_noun_verb`,
+    :func:`title_verb`), a name given to the noun before it (:func:`name_giving`); audit 55."""
+    return listed_noun_verb(verb) or title_verb(verb) or name_giving(verb)
+
+
+def _definite_noun(tok: Any) -> bool:
+    return tok.pos_ == "NOUN" and any(c.dep_ == "det" and c.lower_ == "the" for c in tok.children)
+
+
+def _object_verb(c: Any) -> Any:
+    """The verb whose own object the conjunct ``c`` is where the parser joined it to a preposition's proper-noun object
+    (:func:`conjuncts_of`), else None."""
+    h = c.head
+    if c.dep_ != "conj" or not _definite_noun(c) or h.dep_ != "pobj" or h.pos_ != "PROPN":
+        return None
+    verb = h.head.head if h.head.head.pos_ == "VERB" else h.head.head.head
+    obj = next((d for d in verb.children if d.dep_ == "dobj" and d.i < h.i and _definite_noun(d)), None)
+    return verb if verb.pos_ == "VERB" and obj is not None else None
+
+
+def conjuncts_of(tok: Any) -> list[Any]:
+    """The later conjuncts of ``tok`` (audit 55, the class "a conjoined object taken as the object of the preposition"):
+    "built the iron footbridge over the Sable at Halverton and the winding gear of the Kessing Quarry" joins "the
+    winding gear" to "the Sable", which read "Corrick Ironworks · built over · winding gear". A definite common noun
+    joined to a preposition's proper-noun object, where the verb has a definite common-noun object before it, is that
+    object's conjunct: the verb's object, no object of the preposition."""
+    own = [c for c in tok.conjuncts if c.i > tok.i and _object_verb(c) is None]
+    if tok.dep_ != "dobj":
+        return own
+    moved = [c for t in tok.head.subtree if t.dep_ == "pobj" for c in t.conjuncts if _object_verb(c) == tok.head]
+    return own + sorted(set(moved), key=lambda t: t.i)

@@ -104,6 +104,9 @@ class _Mentions:
         if kinds.subject_apposition(tok) or kinds.sibling_rank(tok):
             return None  # "she won it in 1872, the first person to do so"; "the elder became a physician"
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
+            near = pr.its_near(self, tok)  # "closed the mill after its owner died": the mill's (audit 55)
+            if near is not None:
+                return near if near[0] else None
             got = self.antecedent(tok) if not pr.prep_it_of_object(tok) else _NOBODY  # "owned every house on it"
             if got == _NOBODY:
                 return None
@@ -161,8 +164,8 @@ class _Mentions:
                             self, kinds.WORK_KIND)):  # a person is never "the painting" ("Tai Chi 0 is a film": no person)
                     if spans.of_title(self, tok):  # "the chapel of Tarsk", "the corn exchange of Gaulmere": its own
                         return f"{name} of {self.title}", ""
-                    if not lists.own_thing_noun(tok, self.title):
-                        return self.title, "TITLE"  # "the film" in a film's passage is the film (not "when the river flooded")
+                    if not lists.own_thing_noun(tok, self.title):  # "The last apprentices moved": no node (audit 55)
+                        return None if kinds.not_the_title(self, tok) else (self.title, "TITLE")  # "the film" of a film
             if len(words) == 1 and not proper and not words[0].like_num:
                 return spans.of_phrase(self, tok)  # a bare common noun ("film") would join every passage about one
         return name, label

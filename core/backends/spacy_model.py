@@ -97,10 +97,16 @@ def load_pipeline(disable: Sequence[str] = DISABLED) -> Any:
 def paragraph_starts(doc: Any) -> Any:
     """``doc`` with the token after each blank line (a whitespace token holding two line breaks) starting a sentence,
     which the parser keeps: a Markdown section heading ("Family", a paragraph of its own) is never joined to the next
-    sentence's name ("Family\\n\\nFenwald married …" gave a node "Family Fenwald")."""
+    sentence's name ("Family\\n\\nFenwald married …" gave a node "Family Fenwald"). A clause after a semicolon that
+    opens with a possessive is a sentence too (audit 55: "Feldane married the painter Sunniva Rask in 1970; her
+    watercolours of the line hang in the Pass Hotel" read "watercolours" as a verb of "married" and "line hang" as a
+    noun, and "her" as the title): its "her" then reads the sentence before as any sentence's does. Not "his" (MuSiQue:
+    "… the life of his family; his parents are divorced, … where he builds" lost its "he")."""
     for i in range(len(doc) - 1):
         tok = doc[i]
         if tok.is_space and tok.text.count("\n") >= 2 and not doc[i + 1].is_space:
+            doc[i + 1].is_sent_start = True
+        elif tok.text == ";" and doc[i + 1].lower_ in ("her", "its") and i + 2 < len(doc):
             doc[i + 1].is_sent_start = True
     return doc
 

@@ -221,3 +221,35 @@ def prep_it_of_object(tok: Any) -> bool:
     return tok.lower_ == "it" and tok.dep_ == "pobj" and prep.lower_ in ("on", "in", "along", "inside", "within") and (
         prep.head.pos_ in ("VERB", "AUX")) and any(  # not "asked the Amex president about it" (MuSiQue)
         c.dep_ == "dobj" and c.i < prep.i for c in prep.head.children)
+
+
+#: a time clause's words the parser may read as a preposition ("after its manager, X, left"): :func:`its_near`
+_TIME_PREPS = frozenset({"after", "before", "until", "when"})
+
+
+def its_near(m: Any, tok: Any) -> tuple[str, str] | None:
+    """What the possessor "its" stands for where the nearest thing of its kind before it is no title (audit 55, the
+    class "its = the nearest thing"): the object of the main verb whose time clause "its" opens ("The company closed
+    the mill in 1933 after its owner, Ruth Dorsey, died": the mill's owner, not the passage's), and after "The <noun>
+    is now the <Name>." the name the copula gave ("The site is now the Halverton Industrial Museum, opened in 1981 …
+    Its director is …": the museum's, not the title's). ("", "") where that one is no node; None else."""
+    if tok.lower_ != "its" or tok.dep_ != "poss":
+        return None
+    owned = tok.head
+    clause = owned.head.dep_ == "advcl" and owned.dep_ in ("nsubj", "nsubjpass")  # "after its owner … died"
+    if (clause or (owned.dep_ == "pobj" and owned.head.lower_ in _TIME_PREPS)) and owned.head.head.pos_ in ("VERB", "AUX"):
+        obj = next((c for c in owned.head.head.children if c.dep_ == "dobj" and c.i < tok.i and c.pos_ == "NOUN"
+                    and any(d.dep_ == "det" and d.lower_ == "the" for d in c.children)), None)
+        if obj is not None:
+            return m.mention(obj) or ("", "")
+    if m.doc[tok.sent.start].i != tok.i or tok.sent.start == 0:
+        return None
+    prev = m.doc[tok.sent.start - 1].sent
+    root = prev.root
+    attr = next((c for c in root.children if c.dep_ == "attr" and c.pos_ == "PROPN"), None)
+    sub = next((c for c in root.children if c.dep_ == "nsubj"), None)
+    if root.lower_ not in ("is", "was", "are", "were") or attr is None or sub is None or sub.pos_ != "NOUN" or not any(
+            c.dep_ == "det" and c.lower_ == "the" for c in sub.children):  # "The site is now …", not "Baure is a …"
+        return None
+    got = m.mention(attr)
+    return got if got is not None and got[1] != "TITLE" and got[1] not in ("PERSON", "DATE", "CARDINAL") else None

@@ -89,7 +89,7 @@ class _Piece(_Mentions):
 
     @staticmethod
     def _conjuncts(tok: Any) -> list[Any]:
-        return [tok, *[c for c in tok.conjuncts if c.i > tok.i], *lists.named_members(tok)]
+        return [tok, *kinds.conjuncts_of(tok), *lists.named_members(tok)]
 
     def verb_phrase(self, verb: Any) -> str:
         words = [verb.lower_]
@@ -165,7 +165,7 @@ class _Piece(_Mentions):
         said = self._relational_subject(verb) if cop else 0
         if said == 2 or (cop and (lists.holder_preps(self, verb) or said == 1)):
             return  # "The first President of X was Y": no node "President"; "The first winner of X was Y": no "X · was"
-        if spans.noun_read_as_verb(verb):
+        if spans.noun_read_as_verb(verb) or kinds.not_a_verb(verb):
             return  # "bought carts, barges and warehouses": no verb "barges"
         subjects = self._subjects_of(verb)
         phrase = self.verb_phrase(verb)
@@ -296,7 +296,7 @@ class _Piece(_Mentions):
         comma = noun.i + 1 < len(self.doc) and self.doc[noun.i + 1].text == ","
         for pair in (couple(self, c) for c in noun.children if c.dep_ == "poss" and named is not None):
             for o in pair:  # "X married Y. Their daughter Z …": the couple's
-                self.add(named, f"{noun.lower_} of", o)
+                self.add(named, f"{kinds.kin_word(noun)} of", o)
         for c in noun.children:  # a person's: not "their daughter", not the title that is no person
             if c.dep_ == "poss" and named is not None and c.lower_ not in ("its", "their") and not (
                     comma and c.pos_ != "PROPN"):
@@ -309,7 +309,7 @@ class _Piece(_Mentions):
                 kin = c.pos_ == "PROPN" and noun.lower_ in FAMILY and owner is not None and owner[1] in ("ORG", "")
                 kin = kin or (owner is not None and owner[0] in self._gender)  # a "she" the model tagged ORG
                 if owner is not None and (titled or (owner[1] != "TITLE" and (self._person(owner, "NNP") or kin))):
-                    self.add(named, f"{noun.lower_} of", owner)
+                    self.add(named, f"{kinds.kin_word(noun)} of", owner)
 
     def _owned_named(self, noun: Any) -> None:
         """"Her best-known book, X," → (X, book of, her) if "her" is the title's person (others: 4 of 16 wrong)."""
@@ -325,7 +325,7 @@ class _Piece(_Mentions):
                 continue
             if owner[1] == "TITLE" and ((self._title_is_person and not self._title_thing) or (  # "its founder, X", "its first fragrance, Y"
                     c.lower_ == "its" and self._title_thing and named[0][:1].isupper())):  # a name: no "its dairy, deli"
-                self.add(named, self._role_of(noun.lower_, owner), owner)
+                self.add(named, self._role_of(kinds.kin_word(noun), owner), owner)
             elif role is not None and owner[1] not in VALUE_LABELS and c.pos_ != "PRON":
                 # "The guild's first president, Matthew Colquhoun," → "first president of · <guild>" (a body's role)
                 self.add(named, f"{role} {noun.lower_} of".strip(), owner)
@@ -436,8 +436,8 @@ class _Piece(_Mentions):
             return
         owner = self._possessor(poss)
         if owner is not None and owner[1] not in VALUE_LABELS:
-            self.add(name, "founded" if role.lower_ in ("founder", "co-founder", "cofounder") else f"{role.lower_} of",
-                     owner)
+            founder = role.lower_ in ("founder", "co-founder", "cofounder")
+            self.add(name, "founded" if founder else f"{kinds.kin_word(role)} of", owner)
 
     def _relational_subject(self, verb: Any) -> int:
         """"His mother was Ermengarde of Tours" / "The mother of X was Y" → (Y, mother of, X); "The current director
@@ -464,11 +464,11 @@ class _Piece(_Mentions):
                         continue
                     for ow in owners:
                         owner = self.mention(ow) or titled_owner(self, ow)
-                        self.add(tail, self._role_of(s.lower_, owner), owner)
+                        self.add(tail, self._role_of(kinds.kin_word(s), owner), owner)
                         done = max(done, 0 if owner is None else 2 if s.pos_ == "PROPN" else int(bool(_AGENT.fullmatch(
                             s.lower_))))  # 2: an office with a capital, 1: a person's role noun ("winner")
                     if titled and self.title:
-                        self.add(tail, self._role_of(s.lower_, (self.title, "TITLE")), (self.title, "TITLE"))
+                        self.add(tail, self._role_of(kinds.kin_word(s), (self.title, "TITLE")), (self.title, "TITLE"))
         return done
 
     def _relational_noun(self, noun: Any) -> None:
@@ -476,7 +476,7 @@ class _Piece(_Mentions):
         holder = self.subject(noun)
         if holder is None:
             return
-        word, role = noun.lower_, kinds.role_owner(self, noun, _AGENT, ROLE_GENDER)
+        word, role = kinds.kin_word(noun), kinds.role_owner(self, noun, _AGENT, ROLE_GENDER)
         pre = f"{role[1]} " if role is not None and role[1] else ""  # "became the first winner of X": "first winner of"
         for c in noun.children:
             if c.dep_ == "prep" and (c.lower_ == "of" or (c.lower_ == "in" and word in _HELD_IN)):
