@@ -158,6 +158,25 @@ def _description(m: Any, noun: Any) -> tuple[str, str] | None:
     return holder if holder is not None and holder[1] not in VALUE_LABELS else None
 
 
+_NO_MAKERS = VALUE_LABELS | {"GPE", "LOC", "NORP", "FAC", "TITLE"}
+
+
+def work_by(m: Any, noun: Any) -> None:
+    """(X, painting by, Y) for "X is a painting by Y" / "X, a novel by Y," (the residue of audit 53 that audit 55 listed:
+    "The Fencer at Rest is a painting by Ilse Drummel." gave only ``mentions``): a work's noun
+    (:data:`core.backends.spacy_kinds.WORK_KIND`) right before "by" and a proper name no place's; the title only
+    (MuSiQue: "an album by the Philadelphia, Pennsylvania jazz drummer X" named Philadelphia, "the eighth studio album
+    by X" held by the description)."""
+    if noun.lower_ not in kinds.WORK_KIND or noun.i + 1 >= len(noun.doc) or noun.doc[noun.i + 1].lower_ != "by":
+        return
+    prep = noun.doc[noun.i + 1]
+    makers = [m.mention(p) for p in prep.children if p.dep_ == "pobj" and p.pos_ == "PROPN"] if prep.head == noun else []
+    holder = _description(m, noun) if makers else None
+    for maker in makers:
+        if holder is not None and holder[1] == "TITLE" and maker is not None and maker[1] not in _NO_MAKERS:
+            m.add(holder, f"{noun.lower_} by", maker)
+
+
 def origin(m: Any, noun: Any) -> None:
     """(X, from, place) for "X was a painter from <place>" / "X, a painter from the city of <place>, …"."""
     for prep in noun.children:
@@ -184,6 +203,7 @@ def located(m: Any, noun: Any) -> None:
     Caddon Vale" a person's) and the holder is a thing whatever its label (:mod:`core.backends.spacy_kinds`)."""
     word = noun.lower_
     kind = word in _THINGS or kinds.is_kind(word)
+    work_by(m, noun)
     for prep in noun.children:
         relation = kinds.LOCATED.get(prep.lower_)
         if prep.dep_ != "prep" or relation is None or prep.i != noun.i + 1 or (prep.lower_ != "in" and not kind):

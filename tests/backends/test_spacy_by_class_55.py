@@ -140,3 +140,15 @@ def test_a_noun_named_a_name_is_no_naming_by_the_place_before(ex):
                       "clockmaker named Tobias Brisk.")
     assert ("Halverton", "named", "Tobias Brisk") not in got, got
     assert ("Ansel Brisk", "born in", "Halverton") in got, got
+
+
+def test_a_work_by_a_maker_links_the_work_to_its_maker(ex):
+    for text, work, noun, maker in (
+            ("The Fencer at Rest\nThe Fencer at Rest is a painting by Ilse Drummel.", "The Fencer at Rest", "painting",
+             "Ilse Drummel"),
+            ("Salt and Iron\nSalt and Iron is a 1901 novel by Ada Marsh. It was printed in Harvoy.", "Salt and Iron",
+             "novel", "Ada Marsh"),
+            ("Grey Harbour\nGrey Harbour, a song by Jonas Pell, was recorded in 1960.", "Grey Harbour", "song",
+             "Jonas Pell")):
+        got = triples(ex, text)
+        assert (work, f"{noun} by", maker) in got, got
