@@ -40,7 +40,8 @@ STATED_SECONDS_PER_TEXT = 0.05
 SAMPLE_TEXTS = 16
 
 #: Node and edge texts spaCy extracts per character of passage text: MuSiQue's 1,890 passages (915,192 characters)
-#: gave 16,243 nodes and 17,037 edges (0.036 a character); audit 55's 2-MB one-line file gave 0.046. A count per
+#: give 16,777 nodes and 22,598 edges with spaCy v50 (0.043 a character); audit 55's 2-MB one-line file gave 0.046
+#: (v49). A count per
 #: passage (8, before) read a 1,200-character passage as a 480-character one: that file's 1,743 passages made
 #: 95,644 texts where 8 a passage said 13,944.
 ITEMS_PER_CHAR = 0.04
@@ -154,8 +155,8 @@ def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor
 
 
 def _duration(seconds: float) -> str:
-    """``"40 s"`` or ``"3 min"``: a part of an estimate, in the unit a person reads it in."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    """``"under a second"``, ``"40 s"`` or ``"3 min"``: a part of an estimate, in the unit a person reads it in."""
+    return "under a second" if seconds < 1 else f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _graph_texts(graph: KnowledgeGraph) -> dict[str, list[str]]:
