@@ -45,6 +45,7 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 
+from core.methods.thing_of import THING_OF, thing_of
 from core.text import STOPWORDS, normalize_name
 
 #: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
@@ -77,11 +78,6 @@ _SUBJECT_CLAUSE = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+
 _THING_CLAUSE = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+(?P<verb>[a-z]{3,})\s+"
                            r"the\s+(?P<x>[a-z]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|"
                            r"to|and|or|but|that|which|who|when|where|while|as)\b)[a-z]{3,}){1,2})\b")
-#: "the inventor of the bellows regulator", "the architect of the old customs house": "the N of" a thing named by
-#: lower-case words, the words up to the first function word (:func:`_thing_of`: as many of them as a sentence names).
-_THING_OF = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+the\s+"
-                       r"(?P<x>[a-z\-]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|to|and|or|"
-                       r"but|that|which|who|when|where|while|as|is|was|were|are|did|does|do|born|die|died)\b)[a-z\-]{2,}){1,3})")
 #: Relational nouns and the nouns that state the same relation from the other side: "the father of Aldo Fenn" is
 #: the one Aldo Fenn "was the son of".
 _PARENT, _CHILD = ("father", "mother", "parent"), ("son", "daughter", "child")
@@ -429,26 +425,19 @@ def _extent(query: str, m: re.Match[str]) -> str:
             and not any(w.endswith("ed") or w in _PARTICIPLES for w in rest.group(0).split())
             and re.search(r"\b(?:of|for|to|from|with|about|by|on|at|in)\s+$", query[:m.start()])):
         return query[m.start():m.end() + rest.end()]
+    tail = _CLAUSE_TAIL.match(query[m.end():])  # "the quarry where Tobin Ashgrove worked as a boy?" (audit 56 read
+    if (m.re is _CLAUSE_PATTERNS[0] and tail and not _DO_FIRST.match(query)  # "… the quarry Penrose as a boy?")
+            and not any(w.endswith("ed") or w in _PARTICIPLES for w in tail.group(0).split())):
+        return query[m.start():m.end() + tail.end()]
     return m.group(0)
 
 
-def _thing_of(query: str, sentences: Sequence[str]) -> list[re.Match[str]]:
-    """The "the N of the x y" descriptions of ``query`` whose lower-case thing "x y" (two to four words, :data:`_THING_OF`)
-    a sentence names as "the x y", cut to the longest such words: "the inventor of the bellows regulator" in "In
-    what year was the inventor of the bellows regulator born?" (a thing in lower case found no bridge: every method of
-    an invented corpus quoted "it fitted the bellows regulator to every instrument", not the inventor's birth)."""
-    out = []
-    hay = " ".join(normalize_name(s) for s in sentences)
-    for m in _THING_OF.finditer(query):
-        words = m.group("x").split()
-        for k in range(len(words), 1, -1):
-            x = " ".join(words[:k])
-            if re.search(rf"\bthe\s+{re.escape(x)}\b", hay):
-                cut = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+of\s+the\s+(?P<x>{re.escape(x)})\b")
-                if (c := cut.match(query, m.start())) is not None:
-                    out.append(c)
-                break
-    return out
+#: A relative clause's own last words before the question mark: a preposition and one or two words ("as a boy", "in
+#: 1890", "for ten years"), which belong to the clause's verb where the question's verb came first.
+_CLAUSE_TAIL = re.compile(r"\s+(?:as|in|for|during|from|at|on|with|until|after|before|since)\s+"
+                          r"(?:(?:a|an|the|his|her|their)\s+)?[a-z0-9][\w\-]*(?:\s+[a-z0-9][\w\-]*)?(?=\s*\?\s*$)")
+#: A question whose verb comes after its subject ("When did the ferry that X captained in 1904 sink?").
+_DO_FIRST = re.compile(r"(?:(?:When|Where|Why|How)\s+)?(?:did|does|do|Did|Does|Do)\b")
 
 
 def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:
@@ -462,13 +451,16 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
     >>> clause_bridges("In what year was the ferry commanded by Edda Thorne launched?",
     ...                ["Edda Thorne took command of the ferry Silver Eel in 1921."])[0][:2]
     ('In what year was the ferry Silver Eel launched?', 'Silver Eel')
+    >>> clause_bridges("Which company bought in 1921 the quarry where Tobin Ashgrove worked as a boy?",
+    ...                ["As a boy Tobin Ashgrove worked at the quarry Penrose Pit."])[0][:2]
+    ('Which company bought in 1921 the quarry Penrose Pit?', 'Penrose Pit')
     """
     out: list[tuple[str, str, str, str]] = []
     seen: set[str] = set()
     found: list[tuple[re.Match[str], str, str, str]] = []  # (description, its words in the question, name, sentence)
     query = own_possessives(query)
-    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE, _THING_OF):
-        for m in (_thing_of(query, sentences) if pat is _THING_OF else pat.finditer(query)):
+    for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE, THING_OF):
+        for m in (thing_of(query, sentences) if pat is THING_OF else pat.finditer(query)):
             noun, x = m.group("noun"), m.group("x")
             verb = m.groupdict().get("verb") or ""
             adj = m.groupdict().get("adj") or ""
