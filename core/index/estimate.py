@@ -48,8 +48,16 @@ ITEMS_PER_CHAR = 0.04
 #: The mean characters (title, newline, text) of the passages :data:`core.index.create.EXTRACT_SECONDS` was measured
 #: on (MuSiQue's): an extraction's seconds scale with a passage's length, not its count.
 EXTRACT_REFERENCE_CHARS = 484
-#: Words of the short texts timed for the node and edge rate before extraction (their texts are not known yet).
-SHORT_TEXT_WORDS = 4
+#: The share of those texts that are nodes (MuSiQue with spaCy v50: 16,777 of 39,375); the rest are edges.
+NODE_SHARE = 0.43
+#: Words of the texts timed for the node and for the edge rate before extraction (their texts are not known yet): a
+#: node is a name of a few words, an edge "head relation tail" about three times that. bge-small embeds a 10-word
+#: text in about twice a 4-word one's time (1.45 against 2.95 ms here), so one rate for both read an edge as a node.
+NODE_WORDS, EDGE_WORDS = 4, 10
+#: The fixed part of an upload's build: starting the worker process and loading the embedder there, and writing
+#: the workspace (audit 56: 8 small files built in 5.5–6 s, of which the texts' extraction and embedding came to
+#: about 1 s, spaCy's load 2.5 s); spaCy's load (2.55 s here, ``load_pipeline``) where it extracts.
+BUILD_START_S, SPACY_LOAD_S = 2.0, 2.5
 
 
 def index_counts(workspace: Workspace) -> dict[str, int]:
@@ -140,14 +148,18 @@ def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor
         per_passage = EXTRACT_SECONDS.get(extractor, LLM_EXTRACT_SECONDS)
         extract = chars / EXTRACT_REFERENCE_CHARS * per_passage
         items = int(chars * ITEMS_PER_CHAR)
-        short = [" ".join(w[k:k + SHORT_TEXT_WORDS]) for w in (t.split() for t in texts["chunks"][:sample + 1])
-                 for k in range(0, len(w), 3 * SHORT_TEXT_WORDS)][:sample + 1]
-        rates = _measured_rates({"chunks": texts["chunks"][:sample + 1], "nodes": short}, embedder, clock)
-        embed = chunks * rates["chunks"] + items * rates["nodes"]
+        words = [t.split() for t in texts["chunks"][:sample + 1]]
+        cut = {n: [" ".join(w[k:k + n]) for w in words for k in range(0, len(w), n)][:sample + 1]
+               for n in (NODE_WORDS, EDGE_WORDS)}
+        rates = _measured_rates({"chunks": texts["chunks"][:sample + 1], "nodes": cut[NODE_WORDS],
+                                 "edges": cut[EDGE_WORDS]}, embedder, clock)
+        embed = chunks * rates["chunks"] + items * (NODE_SHARE * rates["nodes"] + (1 - NODE_SHARE) * rates["edges"])
+        fixed = BUILD_START_S + (SPACY_LOAD_S if extractor == "spacy" else 0.0)
         who = {"spacy": "spaCy", "rules": "the rules"}.get(extractor, f"the {extractor} extractor")
-        return extract + embed, (f"{chunks:,} passages ({chars:,} characters) whose triples {who} extracts first "
-                                 f"(about {_duration(extract)}), then about {items:,} node and edge texts and the "
-                                 f"passages to embed; {_measured(embedder, sample, embed, chunks + items)}")
+        return fixed + extract + embed, (
+            f"{chunks:,} passages ({chars:,} characters) whose triples {who} extracts first ("
+            f"{_duration(extract)}), then about {items:,} node and edge texts and the passages to embed, and "
+            f"{fixed:.1f} s to start; {_measured(embedder, sample, embed, chunks + items)}")
     rates = _measured_rates({k: v[:sample + 1] for k, v in texts.items()}, embedder, clock)
     counts = {k: len(v) for k, v in texts.items()}
     seconds = sum(counts[k] * rates[k] for k in ITEM_KINDS)
@@ -155,8 +167,8 @@ def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor
 
 
 def _duration(seconds: float) -> str:
-    """``"under a second"``, ``"40 s"`` or ``"3 min"``: a part of an estimate, in the unit a person reads it in."""
-    return "under a second" if seconds < 1 else f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    """``"under a second"``, ``"about 40 s"`` or ``"about 3 min"``: a part of an estimate, in the unit a person reads."""
+    return "under a second" if seconds < 1 else f"about {seconds:.0f} s" if seconds < 90 else f"about {seconds / 60:.0f} min"
 
 
 def _graph_texts(graph: KnowledgeGraph) -> dict[str, list[str]]:
