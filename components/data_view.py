@@ -894,6 +894,12 @@ def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
                      f"{' …' if len(titles) > 3 else ''}. Such a title is one gold document, found when any one of its passages is retrieved "
                      "(R@k and the verdicts count it once); to name one passage, give a supporting fact `[title, sentence index]` or `paragraphs` with its text (Questions file "
                      "format, above).")
+    answered = list(dict.fromkeys(t for q in questions for t in getattr(q, "answer_titles", ())))
+    if answered:  # audit 56: the answer stood in one passage of a title-only gold, and any passage counted as found
+        some = ", ".join(f"“{t}”" for t in answered[:3])
+        notes.append(f"Gold titles given without a sentence whose gold answer stands in only some of their passages: "
+                     f"{some}{' …' if len(answered) > 3 else ''}. For each, the passages that hold the answer are the "
+                     "gold (the others do not count as finding it).")
     return " ".join(notes)
 
 

@@ -57,6 +57,8 @@ class Question:
     #: the gold answers as the answer-set metrics count them: one group per answer, its aliases with it
     #: (empty: every string of :attr:`answer` and :attr:`aliases` is an answer of its own, as before)
     answer_groups: tuple[tuple[str, ...], ...] = ()
+    #: gold titles named without a place in them whose gold is the passages holding the gold answer (:func:`_title_gold`)
+    answer_titles: tuple[str, ...] = ()
 
 
 #: what a question record holds, in an error's "Expected …": the question and one of the three gold forms
@@ -116,6 +118,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
         whole: list[str] = []
         placed: list[tuple[str, int, int, int]] = []
         groups: list[tuple[str, ...]] = []
+        answered: list[str] = []
         if isinstance(rec.get("paragraphs"), list):
             for p in rec["paragraphs"]:
                 if not isinstance(p, dict) or not p.get("is_supporting"):
@@ -131,12 +134,13 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                 if chunks:
                     sentence = fact[1] if isinstance(fact, (list, tuple)) and len(fact) > 1 else None
                     ids, all_of_it = fact_chunks(chunks, sentence)
-                    gold.extend(ids)
                     if all_of_it:
-                        whole.append(title)
+                        ids, narrowed = _title_gold(chunks, rec)
+                        (answered if narrowed else whole).append(title)
                         groups.append(tuple(ids))
                     elif len(chunks) > 1:
                         placed.append((title, int(sentence or 0), [c.id for c in chunks].index(ids[0]) + 1, len(chunks)))
+                    gold.extend(ids)
                 else:
                     unmatched.append(title)
         elif isinstance(rec.get("ground_truth"), list):
@@ -149,9 +153,10 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                 title = clean_text(t)
                 chunks = by_title.get(title)
                 if chunks:
-                    gold.extend(c.id for c in chunks)
-                    whole.append(title)
-                    groups.append(tuple(c.id for c in chunks))
+                    ids, narrowed = _title_gold(chunks, rec)
+                    gold.extend(ids)
+                    (answered if narrowed else whole).append(title)
+                    groups.append(tuple(ids))
                 else:
                     unmatched.append(title)
         else:
@@ -165,8 +170,17 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
         out.append(Question(qid, rec["question"], _answer(rec), tuple(dict.fromkeys(gold)),
                             tuple(dict.fromkeys(unmatched)), _aliases(rec), tuple(dict.fromkeys(whole)),
                             tuple(dict.fromkeys(placed)), tuple(dict.fromkeys(g for g in groups if len(g) > 1)),
-                            _answer_groups(rec)))
+                            _answer_groups(rec), tuple(dict.fromkeys(answered))))
     return out
+
+
+def _title_gold(chunks: list[Chunk], rec: dict[str, Any]) -> tuple[list[str], bool]:
+    """The gold passages of a title named without a place in it (chunk ids), and whether they were narrowed to those
+    holding the record's gold answer (:func:`core.index.gold_titles.answer_holders`); else all of the title's."""
+    from core.index.gold_titles import answer_holders
+
+    held = answer_holders(chunks, [_answer(rec), *_aliases(rec)])
+    return (held, True) if held else ([c.id for c in chunks], False)
 
 
 def fact_chunks(chunks: list[Chunk], sentence: Any) -> tuple[list[str], bool]:
