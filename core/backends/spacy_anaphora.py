@@ -193,8 +193,8 @@ def earlier_indefinite(m: Any, tok: Any) -> Mention | None:
     nearest first; ("", "") where that one is no node ("a greenhouse")."""
     start = m.doc[tok.sent.start - 1].sent.start if tok.sent.start > 0 else 0
     for i in range(tok.i - 1, start - 1, -1):
-        t = m.doc[i]
-        if t.pos_ != "NOUN" or t.lower_ != tok.lower_ or t.dep_ not in ("dobj", "pobj", "nsubj", "nsubjpass"):
+        t = m.doc[i].head if m.doc[i].dep_ in ("compound", "amod") and (m.title or "").istitle() else m.doc[i]  # "a new archive building … The archive" (a named place's; not "the steam" of "Steam engine")
+        if t.pos_ != "NOUN" or m.doc[i].lower_ != tok.lower_ or t.dep_ not in ("dobj", "pobj", "nsubj", "nsubjpass"):
             continue
         if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another") for c in t.children):
             continue  # not "the 1979 election", "each episode"

@@ -41,7 +41,7 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
     medal, given every year; an audit's KG read "Garrow Medal · received in · 1902"). ``objects``: the object mentions
     the date is of (default: the verb's ``dobj`` and its conjuncts)."""
     if tail is None or tail[1] != "DATE" or prep.lower_ not in ("in", "on") or verb.lower_ in SUBJECTS_DATE | RECEIVES \
-            or any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]):
+            or any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or _SPAN.search(tail[0]) or given(verb):
         return []
     if objects is None:
         # "who received it in 1891": the receiving is the subject's ("Columbia released it on …" dates the song too)
@@ -49,6 +49,15 @@ def dated_objects(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None,
             c.pos_ != "PRON" or verb.lower_ not in RECEIVES) for o in m._conjuncts(c)]
     return [got for got in objects
             if got is not None and got[1] and got[1] not in _NOT_NAMES and got[1] not in ("GPE", "LOC")]
+
+
+def given(verb: Any) -> bool:
+    """Whether ``verb`` hands its object to a recipient the parser read as its dative ("The society gave the Kelvary
+    Observatory to the University of Calmouth in 1987", "lent the hall to the council"). The date is the giver's act,
+    never the object's: audit 56 read "Kelvary Observatory · gave in · 1987" (the class "the object as subject"). A
+    plain "to" ("sold Rank Film Distributors … to Carlton Television", "submitted "Half Bad" to an agent in January
+    2013") keeps the object's date (MuSiQue)."""
+    return any(c.dep_ == "dobj" for c in verb.children) and any(c.dep_ == "dative" for c in verb.children)
 
 
 def date_holders(m: Any, verb: Any, prep: Any, tail: tuple[str, str] | None, subjects: list[tuple[str, str]],

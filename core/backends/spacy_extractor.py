@@ -38,6 +38,10 @@ structure of HippoRAG §3):
   person's, is no title ("The last apprentices moved …"); "its" is the nearest thing before it ("closed the mill after
   its owner … died"); "-in-law" stays in the relation; a noun in a list, a title's word ("The Man Who Climbed …") and
   "a <noun> named X" are no verbs (:mod:`spacy_kinds`).
+* **A "her" is a person, a "the <noun>" of another kind no title** (audit 56): a "her" after a thing title ("an
+  astronomical observatory") is the woman named before it, never a name the text put where a place goes; "the lens of
+  that telescope" and a person's "The looms" are not the title; "the archive" after "a new archive building" is that
+  building; a dative giving's date is no date of its object; "born in X, the daughter of …" is the person's.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -49,18 +53,19 @@ triples and a note.
 
 This module runs the extraction (batches, worker processes); each step lives in a module of its own:
 
-===================  ==============================================================
-``spacy_model``      the pinned pipeline, :func:`load_pipeline` and its ``meta.json`` check
-``spacy_input``      :func:`looks_unparseable`, :func:`split_pieces`
-``spacy_spans``      which tokens of a parsed piece are one mention (entities, noun chunks, the title)
-``spacy_mentions``   the entity and noun-chunk mentions of a parsed piece, their names
-``spacy_anaphora``   what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
-``spacy_lists``      a name listed after a plural noun ("among them X"), an object a gapped clause shares
-``spacy_relations``  the dependency-relation rules over those mentions
-``spacy_dates``      whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
-``spacy_repair``     a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
-``spacy_names``      one passage's triples over its pieces: short names, title links
-===================  ==============================================================
+=====================  ==============================================================
+``spacy_model``        the pinned pipeline, :func:`load_pipeline` and its ``meta.json`` check
+``spacy_input``        :func:`looks_unparseable`, :func:`split_pieces`
+``spacy_spans``        which tokens of a parsed piece are one mention (entities, noun chunks, the title)
+``spacy_mentions``     the entity and noun-chunk mentions of a parsed piece, their names
+``spacy_anaphora``     what a sentence leaves the next besides its subject: a "her"'s person, a thing, a sale's parties
+``spacy_lists``        a name listed after a plural noun ("among them X"), an object a gapped clause shares
+``spacy_relations``    the dependency-relation rules over those mentions
+``spacy_dates``        whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
+``spacy_repair``       a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
+``spacy_appositions``  a name after "the daughter of the <role noun>" the parser hung on "daughter": the role noun's
+``spacy_names``        one passage's triples over its pieces: short names, title links
+=====================  ==============================================================
 """
 
 from __future__ import annotations
@@ -227,7 +232,7 @@ class SpacyExtractor:
     # v48: a copula's own preposition keeps the predicate its time belongs to ("was member for", "been open since")
     # v49: "the guild"/"the prize" the named thing of that kind before it, never a person title's painting; "his"
     # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
-    model_id = f"spacy-v50:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    model_id = f"spacy-v51:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

@@ -58,11 +58,13 @@ THING_AGENTS = frozenset({
     "corridor", "chamber", "shelter", "theater", "crater", "glacier", "pier", "sector", "interior", "exterior",
     "summer", "winter", "number", "chapter", "letter", "paper", "silver", "copper", "timber", "order", "error",
     "mirror", "motor", "reactor", "tractor", "computer", "container", "steamer", "schooner", "freighter", "tanker",
-    "trawler", "liner", "destroyer", "cruiser", "carrier", "monitor", "cluster", "register", "charter", "banner",
+    "trawler", "liner", "destroyer", "cruiser", "carrier", "bomber", "fighter", "airliner", "monitor", "cluster", "register", "charter", "banner",
     "matter", "manner", "dinner", "weather", "thunder", "powder", "ladder", "flower", "power", "shower", "meter",
     "business", "fortress", "congress", "press", "wilderness", "address", "process", "access", "success", "mattress",
     "cypress", "meridian",
 })
+#: role nouns of people by their ending ("the engraver Pim Rattery"), never a thing named so (:data:`THING_AGENTS`)
+AGENT = re.compile(rf"(?!(?:{'|'.join(sorted(THING_AGENTS))})$)" r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
 #: labels no place has even when misread: values, languages, works ("a village in The Hobbit"), events ("a venue at
 #: the 1996 Summer Olympics"), laws; a good's is often an unknown town's ("a wind farm near Ravenshoe")
 _NEVER_PLACE = VALUE_LABELS | {"LANGUAGE", "WORK_OF_ART", "EVENT", "LAW"}
@@ -381,13 +383,24 @@ def not_the_title(m: Any, tok: Any) -> bool:
     own = {word, stem}
     if own & (kinds | set(title)) or (len(word) > 3 and any(w.endswith(word) or w.startswith(stem) for w in title)):
         return False  # "The revolutions began in Poland" of "Revolutions of 1989"; "the bombs" of "… bombings"
-    if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children) or own & (_PEOPLE | _OWN_PEOPLE):
+    if own & (_PEOPLE | _OWN_PEOPLE) or of_own(tok, kinds | set(title)):
         return False  # "The effects of the atomic bombings killed …", "the children of X were successful"
-    if tok.tag_ == "NNS":  # a named body: not "Institute of technology" ("the polytechnics have offered …": MuSiQue)
-        named = all(w[:1].isupper() for w in (m.title or "").split(" (", 1)[0].split() if w not in _SMALL)
-        return named and (bool((kinds | set(title)) & _BODIES) or any(w.endswith(("works", "mills")) for w in title))
-    said = (m.title or "") in m._gender  # a person the text called "he"/"she": not "George Glacier", "Ann Arbor"
-    return bool(said and m._title_person()) and not _PERSON_NOUN.search(word)
+    said = (m.title or "") in m._gender or (named_person(m.title or "") and any(m.mention_of.get(t.i, "")[2:] == (  # "X was a
+        "TITLE",) and agent_attr(t, AGENT) for t in m.doc))  # weaver" with a given name (audit 56); not "Ann Arbor", a bomber
+    person = bool(said and m._title_person()) and not _PERSON_NOUN.search(word)  # a plural too: "The looms" (audit 56)
+    named = all(w[:1].isupper() for w in (m.title or "").split(" (", 1)[0].split() if w not in _SMALL)
+    body = named and (bool((kinds | set(title)) & _BODIES) or any(w.endswith(("works", "mills")) for w in title))
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children):  # another thing's part (audit 56): "The lens
+        return person or body  # of that telescope was ground by …" in a firm's passage
+    return person or (tok.tag_ == "NNS" and body)  # a named body: not "Institute of technology" (MuSiQue)
+
+
+def of_own(tok: Any, words: set[str]) -> bool:
+    """Whether "the <noun> of …" ``tok`` is of the title, its kind, a pronoun or a name not a person's ("The effects of the atomic bombings" of
+    "Atomic bombings of …"; "the rest of it"): the title's own part; "the lens of that telescope" is not (audit 56)."""
+    obj = [o for c in tok.children if c.dep_ == "prep" and c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
+    return any(o.pos_ == "PRON" or o.lower_ in words or o.lower_.rstrip("s") in words or (  # a name: the title's under
+        o.pos_ == "PROPN" and o.ent_type_ != "PERSON") for o in obj)  # another ("of the Swiss Confederation"), not a person's
 
 
 #: a place's own people and a family, the title's in its passage ("The inhabitants …", "The family moved to Jena")

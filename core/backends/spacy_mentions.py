@@ -25,11 +25,11 @@ import re
 from typing import Any
 
 from core.backends import spacy_anaphora as ana
+from core.backends import spacy_appositions as apps
 from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_pronouns as pr
 from core.backends import spacy_spans as spans
-from core.backends.spacy_kinds import THING_AGENTS
 from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
@@ -42,8 +42,7 @@ _SUBJ_DEPS = ("nsubj", "nsubjpass")
 _NOBODY = ("", "")
 #: role nouns of people by their ending ("the engraver Pim Rattery", "the watchmaker Odile Brask")
 #: (not a thing named so: "the river Aske", "the steamer Grey Heron", :data:`core.backends.spacy_kinds.THING_AGENTS`)
-_AGENT = re.compile(rf"(?!(?:{'|'.join(sorted(THING_AGENTS))})$)"
-                    r".{2,}(?:er|or|ist|ian|maker|smith|wright|man|woman|ess)")
+_AGENT = kinds.AGENT
 #: prepositions whose object is a place, never a person ("born in Ostrava Mill", "died at Kellbrug")
 _PLACE_PREPS = frozenset({"in", "at", "near"})
 #: Entity labels an appositive name may have to stand for its role noun ("the engineer Sofia Marrow").
@@ -188,7 +187,7 @@ class _Mentions:
         if own is not None:
             return own if own[0] else None
         named = ana.name_after(self, tok, _NOT_NAMES) or ana.kin_name(self, tok, _NOT_NAMES) or ana.owned_name(
-            self, tok, _NOT_NAMES) or ana.called_name(self, tok, _NOT_NAMES)  # "the house Osterby & Daughters", "X's
+            self, tok, _NOT_NAMES) or ana.called_name(self, tok, _NOT_NAMES) or apps.of_object_name(self, tok)  # "the house Osterby & Daughters", "X's
         if named is not None:  # son, Casimir Vantreck,", "her best-known book, The Cacao Atlas,", "a heron called X"
             return named
         span = self.mention_of.get(tok.i)
@@ -200,7 +199,7 @@ class _Mentions:
         for c in tok.children:
             # no comma between: "the Christian saint, Monica" is left to the appositive rule
             # nor between "<noun> in <place>" and its name ("A street in Harvoy, Castemar Row,": spacy_repair)
-            if c.dep_ == "appos" and c.pos_ == "PROPN" and (not any(t.is_punct for t in self.doc[tok.i + 1:c.i]) or any(
+            if c.dep_ == "appos" and c.pos_ == "PROPN" and not apps.of_name(tok, c) and (not any(t.is_punct for t in self.doc[tok.i + 1:c.i]) or any(
                     x.dep_ == "poss" for x in tok.children) or any(
                     p.dep_ == "prep" and p.i == tok.i + 1 and p.lower_ in _PLACE_PREPS and p.right_edge.i + 1 == c.left_edge.i
                     and self.doc[p.right_edge.i].text == "," for p in tok.children)):
@@ -297,8 +296,8 @@ class _Mentions:
         if titled and (self._gender.get(self.title or "") == word or (tok is not None and any(
                 t.lower_ in own and t.pos_ == "PRON" for t in self.doc[tok.sent.start:tok.i]))):
             return self.title or "", "TITLE"
-        for p in persons:
-            if self._sex_fits(p[0], word):
+        for p in persons:  # a place the text named later ("moved to X … at X") is no one (audit 56)
+            if self._sex_fits(p[0], word) and self._person(p, "NNP"):
                 return p
         if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one
             return self.title, "TITLE"

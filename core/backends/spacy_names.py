@@ -14,6 +14,7 @@ from typing import Any
 
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import PLACE_NOUNS as _PLACE_NOUNS
+from core.backends.spacy_kinds import is_kind
 from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_mentions import VALUE_LABELS
 from core.backends.spacy_relations import _Piece
@@ -189,7 +190,7 @@ class _Collected:
                 continue
             targets = {f for fw, f in full if len(fw) > len(w) and fw[-len(w):] == w and _short_of(fw, len(w))
                        and (label in ("PERSON", "") or (label not in _PLACE_LABELS and (
-                           f != self.title or self.title_person)) or (  # "Quenby worked …" (GPE) in "Halvard Quenby"
+                           f != self.title or self.title_person or is_kind(w[-1]))) or (  # "The Courthouse" (audit 56)  # "Quenby worked …" (GPE) in "Halvard Quenby"
                            f == self.title and self.title_person and name in self.subjects and all(
                                x[:1].isupper() for x in f.split(" (", 1)[0].split())))}
             if title_words and len(title_words) > len(w) and title_words[:len(w)] == w \

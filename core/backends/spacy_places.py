@@ -29,6 +29,7 @@ from typing import Any
 
 from core.backends import spacy_kinds as kinds
 from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
+from core.backends.spacy_appositions import of_name
 from core.backends.spacy_lists import DIRECTIONS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
@@ -387,3 +388,20 @@ def among_described(m: Any, verb: Any) -> None:
                         name = m.mention(n)
                         if name is not None and name[1] not in VALUE_LABELS:
                             m.add(name, f"{part.lower_} {where.head.lower_}", place)
+
+
+def appos_holder(m: Any, noun: Any) -> Any:
+    """The token the apposition ``noun`` describes (audit 56, the class "an apposition after a place of birth is the
+    person's"): "She was born in Calmouth, the daughter of a harbour pilot" hangs "daughter" on Calmouth (audit 56 read
+    "Calmouth · daughter of · harbour pilot"). A kin noun in apposition to a preposition's object the text made a place
+    (:meth:`~core.backends.spacy_mentions._Mentions._person`: "born in X") is the verb's subject's; any other apposition
+    its head's; a name after "<kin> of <role noun>" the role noun's (:func:`~core.backends.spacy_appositions.of_name`)."""
+    head = noun.head
+    if of_name(head, noun):  # "the daughter of the quarry owner Silas Penrose": the owner's name
+        return next(o for p in head.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children)
+    if noun.lower_ not in ROLE_GENDER or head.dep_ != "pobj" or head.head.dep_ != "prep":
+        return head
+    got = m.mention(head)
+    subs = [c for c in head.head.head.children if c.dep_ in ("nsubj", "nsubjpass")]
+    place = got is not None and (got[1] in ("GPE", "LOC", "FAC") or got[0] in m._places) and not m._person(got, "NNP")
+    return subs[0] if place and subs else head

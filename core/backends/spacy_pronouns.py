@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from core.backends.spacy_kinds import is_kind
 from core.backends.spacy_lists import WORK_NOUNS
 from core.text import named_person
 
@@ -145,7 +146,8 @@ def _defined_thing(m: Any, sent: Any) -> bool:
     if not title or title in m._people:  # the text's own kind first: "Orrin Mill is a water mill" ("Orrin" a given name)
         return False
     attr = [c for c in sent.root.children if c.dep_ == "attr" and c.pos_ == "NOUN"] if sent.root.lemma_ == "be" else []
-    return bool(attr and attr[0].lower_ in _THING_KINDS) or (title.split()[-1].lower() in _THING_KINDS and not (
+    kind = attr[0].lower_ if attr else ""  # any kind that stands in a place too: "an astronomical observatory" (audit 56)
+    return bool(kind in _THING_KINDS or is_kind(kind)) or (title.split()[-1].lower() in _THING_KINDS and not (
         named_person(title) or title in m._gender))
 
 
@@ -164,7 +166,7 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
     if near:  # the nearest person before it in its sentence ("Row … after him"; never "Varnet Lane", tagged PERSON):
         # "the tools that Odran Pellew brought …, and the ledger
         return near[0]  # type: ignore[no-any-return]  # in which he recorded his first sale" (not the cider house)
-    persons = [p for p in m._persons.get(start, []) if not re.search(f'["“]{re.escape(p[0])}["”]', m.doc.text)]
+    persons = [p for p in m._persons.get(start, []) if m._person(p, "NNP") and not re.search(f'["“]{re.escape(p[0])}["”]', m.doc.text)]
     got = m._he_she(word, m._antecedents.get(start), persons, tok)  # no name in quotes ('The name was "Sam Khok"')
     return None if not got[0] or got[1] == "TITLE" else got
 

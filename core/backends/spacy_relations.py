@@ -65,8 +65,8 @@ class _Piece(_Mentions):
                     c.lower_ in _KIN or c.lower_ in FAMILY or _AGENT.fullmatch(c.lower_)) for c in tok.head.children):
                 return None  # "Her brother was the last King of X": an unnamed other person, not "the last King" read
                 # as the title ("Its quays were the centre of the tea trade" stays the town's)
-        if tok.dep_ == "appos":
-            return self.subject(tok.head, depth + 1)
+        if tok.dep_ == "appos":  # "born in X, the daughter of Y": hers, not X's (audit 56)
+            return self.subject(places.appos_holder(self, tok), depth + 1)
         if tok.dep_ == "conj" and tok.pos_ == "NOUN" and tok.head.dep_ == "attr" and self.mention(tok) is None:
             # "X was a perfumer and teacher born in Y": the teacher is X, as the perfumer is
             return self.subject(tok.head, depth + 1)
@@ -415,7 +415,7 @@ class _Piece(_Mentions):
 
     def _appos(self, tok: Any) -> None:
         self._owned_role(tok)
-        head = self.subject(tok.head)
+        head = self.subject(places.appos_holder(self, tok))  # "the daughter of the quarry owner X": the owner is X
         tail = places.named_in_place(self, tok, self.mention(tok))  # "A street in Harvoy, Castemar Row,": located in
         if head is None or tail is None or tail[1] in VALUE_LABELS or tail[1] in ("NORP", "LANGUAGE") or self._relative(tok):
             return  # "(Italian: La contessa di Parma)" is no "is Italian"; "X, the museum's best piece" no "is" node
