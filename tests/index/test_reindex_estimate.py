@@ -66,8 +66,13 @@ def test_a_sample_of_plain_passages_counts_their_extraction_first(tmp_path: Path
     import json
 
     from core.index.create import EXTRACT_SECONDS
-    from core.index.estimate import (BUILD_START_S, EXTRACT_REFERENCE_CHARS, ITEMS_PER_CHAR, SPACY_LOAD_S,
-                                     sample_build_estimate)
+    from core.index.estimate import (
+        BUILD_START_S,
+        EXTRACT_REFERENCE_CHARS,
+        ITEMS_PER_CHAR,
+        SPACY_LOAD_S,
+        sample_build_estimate,
+    )
 
     folder = tmp_path / "samples" / "notes"
     folder.mkdir(parents=True)
