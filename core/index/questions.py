@@ -176,8 +176,8 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
 
 def _title_gold(chunks: list[Chunk], rec: dict[str, Any]) -> tuple[list[str], bool]:
     """The gold passages of a title named without a place in it (chunk ids), and whether they were narrowed to those
-    holding the record's gold answer (:func:`core.index.gold_titles.answer_holders`); else all of the title's."""
-    from core.index.gold_titles import answer_holders
+    holding the record's gold answer (:func:`core.index.answer_passages.answer_holders`); else all of the title's."""
+    from core.index.answer_passages import answer_holders
 
     held = answer_holders(chunks, [_answer(rec), *_aliases(rec)])
     return (held, True) if held else ([c.id for c in chunks], False)
