@@ -112,11 +112,12 @@ def uneven_tokens_note(tokens: Mapping[str, float], passage_methods: Iterable[st
     (``tokens``: method → a median over questions, or one run's) are :data:`UNEVEN_TOKENS` times the median of the
     ``passage_methods`` (those handed passages alone), and the budgets that give every method the same tokens. ""
     with a token cap, without a passage method to compare with, or when none is over."""
-    plain = [float(tokens[m]) for m in passage_methods if m in tokens]
+    passages = set(passage_methods)  # read once: an iterator would be spent by the first pass
+    plain = [float(tokens[m]) for m in passages if m in tokens]
     if budget_tokens is not None or not plain:
         return ""
     ref = float(np.median(plain))
-    big = {m: t for m, t in tokens.items() if m not in set(passage_methods) and ref > 0 and t >= UNEVEN_TOKENS * ref}
+    big = {m: t for m, t in tokens.items() if m not in passages and ref > 0 and t >= UNEVEN_TOKENS * ref}
     if not big:
         return ""
     said = ", ".join(f"{m} {t:,.0f}" for m, t in big.items())
