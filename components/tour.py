@@ -115,17 +115,18 @@ STEPS: tuple[TourStep, ...] = (
              "ones into query-specific search terms, relaxes them to the graph's own wording, and each term "
              "retrieves candidate nodes and edges. The candidates are grouped by concept into weighted anchor "
              "groups (weights sum to 1).",
-             "Click **Next stage** through the six stages: which keywords the model inferred, what “movie” became (or why it stayed “movie”), "
-             "and at stage 6 the groups with their weights. The paper expects the model's weights to put the core "
+             "The step opens on stage 6, the groups with their weights and the anchors drawn under them; **Earlier "
+             "stages** (below) or the slider walk back through the five before: which keywords the model inferred, "
+             "what “movie” became (or why it stayed “movie”). The paper expects the model's weights to put the core "
              "subject highest, the relations next, the modifiers lowest; where its weights fail the check, the "
              "rule-based fallback stands in (the line beside them says which), and the rule knows no roles: it only "
              "weighs the names the question writes over its other terms, its first name most — so a low weight for "
              "“main villain” is the rule's, not the paper's idea. Each group keeps its colour on the following "
              "pages. The lines with a timer give each stage's time with the real model beside this replay's.",
              # the briefs are read off a projector: plain words, few section signs (audit 47 found them dense)
-             brief="Click **Next stage** through the six stages: the keywords found, whether “movie” was rewritten, "
-                   "and at stage 6 the weights, the model's or the rule's (the paper: subject highest, modifiers "
-                   "lowest)."),
+             brief="Stage 6: the groups' weights, the model's or the rule's (the paper: subject highest, modifiers "
+                   "lowest), and the anchors drawn. **Earlier stages** (below): the keywords found, was “movie” "
+                   "rewritten?"),
     TourStep("pages/bubble_expansion.py", KEANU, "§3.3, Algorithm 1",
              "From every anchor a bubble grows over the localized graph G′ — a multi-source Dijkstra whose cost "
              "per node is 1 − cos(q, v), cheapest first, one bubble per group. Where bubbles of different groups "
@@ -273,14 +274,15 @@ STEPS: tuple[TourStep, ...] = (
              "is never named: the paper's Example 4 rewrites the vague keyword “mother” "
              "into “Lothair II's mother”, so candidates near Lothair II win over every other mother in the graph, "
              "and expects weights of about 0.5 for Lothair II, 0.3 for mother and 0.2 for the death date.",
-             "Stages 2 and 3: did the model infer or specialize “mother”? Stage 6: the group weights — the model's "
+             "Stage 6, where the step opens: the group weights — the model's "
              "own, or the rule-based fallback where its weights fail the check (the line beside the weights says "
              "which) — against the paper's expectation (§3.2): the core subject highest, the relations next, the "
              "modifiers lowest. And the groups' members: did one group merge Lothair II with another Lothair (a "
              "concept such as “Lothair II / Lothair I”)? Its bubbles then grow from both kings, so facts about the "
-             "other king's family can reach the answer — the lesson on Ask says where the date came from.",
-             brief="Stages 2–3: was the mother (Ermengarde of Tours) found? Stage 6: the weights, the model's or the "
-                   "rule's (subject highest, modifiers lowest?); did a group merge Lothair II with another Lothair?"),
+             "other king's family can reach the answer — the lesson on Ask says where the date came from. Then "
+             "**Earlier stages**, stages 2 and 3: did the model infer or specialize “mother”?",
+             brief="Stage 6: the weights, the model's or the rule's (subject highest, modifiers lowest?); did a group "
+                   "merge Lothair II with another Lothair? **Earlier stages**: was the mother found?"),
     TourStep("pages/bubble_expansion.py", LOTHAIR, "§3.3",
              "The bubbles start from Lothair II and from the mother and death-date anchors; the answer path runs "
              "through the mother, an entity no keyword names.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import state as S
+from components import tour
 from components.bubblerag import anchors as panels
 from components.bubblerag import shared as bubble
 from components.page import header
@@ -20,7 +21,9 @@ query = bubble.question_ui(act, "anchors")
 result = bubble.current_run(act, query)
 if result is not None and not bubble.early_exit_note(result):
     S.reset_on_change(S.BUBBLE_STAGE, (act.info.name, query))  # a new question is walked from its first stage
-    wkey = S.bind(S.BUBBLE_STAGE, panels.STAGES[0])
+    # the tour's steps open on stage 6, the groups, their weights and the anchors drawn, with the earlier stages
+    # folded under it (two audits' lecturers docked the five clicks from stage 1 to the drawing)
+    wkey = S.bind(S.BUBBLE_STAGE, panels.STAGES[-1] if tour.on_step_page("pages/bubble_anchors.py") else panels.STAGES[0])
     c1, c2 = st.columns([5, 1])
     stage = c1.select_slider("Stage", panels.STAGES, key=wkey, help="Walk through anchor grouping one stage at a time.")
     S.keep(S.BUBBLE_STAGE, stage)

@@ -151,6 +151,10 @@ def test_the_tour_walks_every_step_and_finish_restores_the_own_choices(home: Pat
             # the run is the recorded one: no partial-replay warning, and the live seconds per stage are shown
             assert not [w for w in at.warning if "replayed" in str(w.value) or "Not a recorded run" in str(w.value)]
         if step.page == "pages/bubble_anchors.py":
+            # the step opens on stage 6, the weights and the anchors drawn (audits 55 and 56: five clicks from
+            # stage 1); the earlier stages are folded under it
+            assert at.select_slider(key=S.widget_key(S.BUBBLE_STAGE)).value.startswith("6"), i
+            assert [e.label for e in at.expander if e.label == "Earlier stages"], i
             assert any(re.match(r":material/timer: Pre-retrieval and sufficiency check: (\d+\.\d s when recorded live "
                                 r"\(LLM stage|answered from the LLM cache when recorded)", t) for t in texts), \
                 [t for t in texts if "timer" in t]

@@ -103,7 +103,7 @@ _UNDER_BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-
 def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
     """The element a step is about: the stage the anchor page opens on, the expansion drawing, the CEG ranking,
     the answer box, Compare's lesson (at the top of the page while the tour is on Compare)."""
-    return {"pages/bubble_anchors.py": lambda: page.get_by_text("1 · The question and the pre-retrieved passages"),
+    return {"pages/bubble_anchors.py": lambda: page.get_by_text("6 · Semantic anchor groups and their weights"),
             "pages/bubble_expansion.py": lambda: page.locator("iframe").first,
             "pages/bubble_ranking.py": lambda: page.locator("[data-testid='stDataFrame']").first,
             "pages/bubble_ask.py": lambda: page.get_by_text("Answer", exact=True).first,
