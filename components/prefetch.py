@@ -42,6 +42,12 @@ DEFAULT_RUN_PAGES = {"pages/hipporag2.py": "hipporag2", "pages/granker.py": "fas
 #: (audit 43 clicked on at load ~9 and read "Running FastInsight … — the lesson follows" for seconds on GRanker's
 #: step, whose runs had started only when the step before opened).
 LOOKAHEAD = 2
+#: How many steps ahead a Compare step is fetched: its eight methods' runs take the longest to replay, and on a server
+#: still building its samples two steps were not enough (audit 56's first walk opened steps 16 and 17 on "Running
+#: the methods …", 12–36 s a method; a second walk 1.3–1.5 s a step). Fetched from five steps ahead, they replay
+#: while the lecturer talks over the four before; a window, not the whole tour, so that the runs fetched stay among
+#: the finished jobs the server keeps (:data:`core.background.jobs.KEEP_FINISHED`).
+COMPARE_LOOKAHEAD = 5
 
 
 def step_runs(i: int) -> list[tuple[str, object | None]]:
@@ -100,7 +106,8 @@ def _step_backends(act: Any, llm: str) -> Any:
 
 
 def after_page() -> int:
-    """Called after a page ran: on the tour, start the runs of the next :data:`LOOKAHEAD` steps; on Home with the
+    """Called after a page ran: on the tour, start the runs of the next :data:`LOOKAHEAD` steps and of a Compare step
+    among the next :data:`COMPARE_LOOKAHEAD` (:func:`steps_ahead`); on Home with the
     demo and the recording's models in the sidebar (any LLM), the first steps' (the class usually starts there). How
     many runs were started."""
     from core.methods.registry import METHODS
@@ -127,7 +134,7 @@ def after_page() -> int:
             warm_models()
         return 0
     started = 0
-    for ahead in range(nxt, min(nxt + LOOKAHEAD, len(tour.STEPS))):
+    for ahead in steps_ahead(nxt):
         wanted = step_runs(ahead)
         backends = _step_backends(act, tour.STEPS[ahead].llm) if wanted else act.backends
         for method, config in wanted:
@@ -138,6 +145,15 @@ def after_page() -> int:
             except EgxError:  # a run that cannot start says so when its page asks for it
                 continue
     return started
+
+
+def steps_ahead(nxt: int) -> list[int]:
+    """The steps whose runs are fetched when step ``nxt`` is the next: the :data:`LOOKAHEAD` next ones, then the
+    Compare steps among the :data:`COMPARE_LOOKAHEAD` next (the near steps first)."""
+    n = len(tour.STEPS)
+    near = list(range(nxt, min(nxt + LOOKAHEAD, n)))
+    far = [j for j in range(nxt + LOOKAHEAD, min(nxt + COMPARE_LOOKAHEAD, n)) if tour.STEPS[j].page == COMPARE_PAGE]
+    return near + far
 
 
 def home_fetches() -> bool:

@@ -145,13 +145,13 @@ STEPS: tuple[TourStep, ...] = (
     TourStep("pages/bubble_ask.py", KEANU, "§3.6",
              "The expanded top-n CEGs are merged into one evidence graph; its triples and their source passages "
              "(at most 15) go to the LLM, which writes the answer.",
-             "The answer box and the **Gold answer** line under it (EM, F1), then the lesson under it, read from "
-             "this run: the rank of each gold passage, the passage the recorded 1.5B model's answer came from, "
-             "and what none mode (no LLM) quotes instead. Then the tabs: the evidence graph, the triples the "
+             "The lesson at the top, read from this run: the rank of each gold passage, the passage the recorded "
+             "1.5B model's answer came from, and what none mode (no LLM) quotes instead; the answer box and its "
+             "**Gold answer** line (EM, F1) under it. Then the tabs: the evidence graph, the triples the "
              "model read, and **Latency and tokens** — every stage's recorded live time beside this replay's.",
              lesson=True,
-             brief="The answer and the **Gold answer** line under it; then the lesson: where the gold passages ranked, "
-                   "which passage the answer came from, what none mode quotes. Then the tabs."),
+             brief="The lesson: where the gold passages ranked, which passage the answer came from, what none mode "
+                   "quotes; under it the answer and its **Gold answer** line. Then the tabs."),
     TourStep("pages/hipporag2.py", KEANU, "§3.1–§3.2",
              "HippoRAG 2, the baseline BubbleRAG and FastInsight compare against, does no subgraph search: it links "
              "the question to the KG's facts (query-to-triple linking), the LLM keeps the relevant ones (recognition "
@@ -298,10 +298,10 @@ STEPS: tuple[TourStep, ...] = (
              "because the evidence sufficed?"),
     TourStep("pages/bubble_ask.py", LOTHAIR, "§3.6",
              "The answer from the unified evidence graph and its passages.",
-             "The lesson under the answer: did the gold passages rank high, and which passage holds the date the "
+             "The lesson above the answer: did the gold passages rank high, and which passage holds the date the "
              "model gave — the mother's, or another passage's? Then check it against the triples tab.",
              lesson=True,
-             brief="The lesson under the answer: did the gold passages rank high, and whose passage holds the date the "
+             brief="The lesson above the answer: did the gold passages rank high, and whose passage holds the date the "
                    "model gave — the mother's, or another's? Then the triples tab."),
     TourStep("pages/compare.py", LOTHAIR, "§4 (baselines)",
              "The same question through every method. SG-RAG here matches the recorded model's query graph, not "

@@ -154,10 +154,12 @@ def progress_bar(title: str) -> Iterator[Callable[[str, float], None]]:
 #: title below the 3.75rem header, where the sidebar's toggle sits, while the title's padding clears it. The main
 #: area (the element that scrolls) keeps a scroll padding of the header's height, so a control scrolled to or
 #: focused with the keyboard lands below the header, never under it (the guided demo's bar, stuck, sits in the
-#: header's band).
+#: header's band). An element that holds only a style sheet or a script (this one, the guided demo's) takes no room:
+#: its empty container kept its column's 1-rem gap (audit 56 at 1280×720: the Ask step's lesson under the fold).
 HOUSE_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
 [data-testid="stMain"] { scroll-padding-top: 4.25rem; }
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > :is(style, script):only-child) { display: none; }
 </style>"""
 
 

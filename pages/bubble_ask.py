@@ -26,9 +26,15 @@ if query:  # before the run: the recorded LLM on a question it holds no run of a
 result = bubble.current_run(act, query)
 doc = ""
 if result is not None:
+    # the lesson on this run: open on the guided demo's step, folded off it (when the question has a gold answer).
+    # On the step it comes first, above the answer it names (audits 55 and 56: at 1280×720 the answer box pushed the
+    # lesson's last lines, the wrong passage and the no-LLM quote, below the fold); off it, under the answer.
+    lesson_first = tour.on_step_page(current())
+    if lesson_first:
+        tour.lesson_ui(current(), act, {"bubblerag": result}, question=query)
     panels.create_answer_ui(act, result)
-    # the lesson on this run: open on the guided demo's step, folded off it (when the question has a gold answer)
-    tour.lesson_ui(current(), act, {"bubblerag": result}, question=query)
+    if not lesson_first:
+        tour.lesson_ui(current(), act, {"bubblerag": result}, question=query)
     bubble.early_exit_note(result)
     tabs = st.tabs(["Evidence graph", "Triples", "Source passages", "Latency and tokens", "Export and replay"])
     with tabs[0]:

@@ -3,9 +3,9 @@ opens every step's page — anchor grouping, bubble expansion, ranking, Ask, Com
 question and then the Lothair II question, then Compare on a question the recorded model answers — each with
 its heading and its step, the title near the top and the step's stage above the fold of a 1440×900 projector
 (the one-line bar; most of the expansion drawing), Next in reach on a page scrolled down (the bar sticks), no
-control scrolled to under the bar, and the lesson under Ask's answer and at the top of Compare; the expansion
-drawing marks the anchors; Finish returns Home with the person's own choices. The server starts on the hashing
-embedder and no LLM: the tour itself switches to the demo, the recorded LLM and the recording's models."""
+control scrolled to under the bar, and the lesson above Ask's answer (whole above a 1280×720 projector's fold) and
+at the top of Compare; the expansion drawing marks the anchors; Finish returns Home with the person's own choices.
+The server starts on the hashing embedder and no LLM: the tour itself switches to the demo, the recorded LLM and the recording's models."""
 
 from __future__ import annotations
 
@@ -102,11 +102,11 @@ _UNDER_BAR_JS = """() => { const bar = document.querySelector('.st-key-egx-tour-
 
 def _main(page, step: tour.TourStep):  # type: ignore[no-untyped-def]
     """The element a step is about: the stage the anchor page opens on, the expansion drawing, the CEG ranking,
-    the answer box, Compare's lesson (at the top of the page while the tour is on Compare)."""
+    Ask's lesson (above its answer box), Compare's lesson (at the top of the page while the tour is on Compare)."""
     return {"pages/bubble_anchors.py": lambda: page.get_by_text("6 · Semantic anchor groups and their weights"),
             "pages/bubble_expansion.py": lambda: page.locator("iframe").first,
             "pages/bubble_ranking.py": lambda: page.locator("[data-testid='stDataFrame']").first,
-            "pages/bubble_ask.py": lambda: page.get_by_text("Answer", exact=True).first,
+            "pages/bubble_ask.py": lambda: page.locator(".st-key-egx-tour-lesson").first,
             "pages/compare.py": lambda: page.locator(".st-key-egx-tour-lesson").first,
             "pages/granker.py": lambda: page.get_by_text("Plain reranking", exact=True).first,
             "pages/subgraph.py": lambda: page.get_by_text("1 · Query graph", exact=True).first,
@@ -321,6 +321,8 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
                     # zoomed, not restyled), with every method's row above the fold on every Compare step (audit 46
                     # found ReG's row cut on the Lothair and second-wife steps, whose lessons are longer)
                     _check_projector_tables(page, tmp_path)
+                if step.page == "pages/bubble_ask.py":
+                    _check_ask_lesson_on_a_small_projector(page, i, tmp_path)
                 if step.page == "pages/bubble_ranking.py":  # last: it scrolls the page
                     _check_scrolled_clear_of_bar(page, "α (missing-group penalty)")
                 if i < n - 1:
@@ -341,6 +343,44 @@ def test_the_guided_demo_from_home_through_every_next(server: tuple[str, float],
 
 
 _SCROLL_JS = "() => document.querySelector('[data-testid=stMain]').scrollTop"
+
+#: The main area's elements that hold only a style sheet or a script and still take room (a gap or a height).
+_STYLE_ONLY_JS = """() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementContainer]')]
+  .filter(e => e.querySelector(':scope > [data-testid=stHtml] > :is(style, script):only-child') && e.offsetParent !== null)
+  .map(e => e.innerHTML.slice(0, 80))"""
+SMALL = {"width": 1280, "height": 720}  #: a small projector's screen (audits 55 and 56 walked the tour at it too)
+
+
+def _check_ask_lesson_on_a_small_projector(page, i: int, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """On Ask's steps the lesson comes first, above the answer it names, so that on a 1280×720 projector in projector
+    mode (text 1.25× as large) the whole lesson — where the evidence is, the model's answer, the passage it came
+    from, the none-mode quote — is above the fold (audits 55 and 56 found its last lines under it, below the
+    answer box); the answer box follows it."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size(SMALL)
+    page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")  # a step scrolled down before
+    bar = page.locator(".st-key-egx-tour-bar")
+    bar.get_by_text(tour.PROJECTOR_LABEL, exact=True).click()
+    try:
+        lesson = page.locator(".st-key-egx-tour-lesson").first
+        expect(lesson.locator("li").first).to_be_visible(timeout=TIMEOUT)
+        page.wait_for_function("() => getComputedStyle(document.querySelector('.egx-tour-look')).webkitLineClamp"
+                               " === '3'", timeout=TIMEOUT)  # projector mode's styles are on
+        page.wait_for_timeout(1000)
+        box = lesson.bounding_box()
+        answer = page.get_by_text("Answer", exact=True).first.bounding_box()
+        page.screenshot(path=str(tmp_path / f"tour_{i + 1}_ask_720.png"))
+        gaps = page.evaluate(_STYLE_ONLY_JS)
+        assert gaps == [], gaps  # a style- or script-only element takes no room (its 1-rem gap pushed the lesson down)
+        print(f"step {i + 1} at 1280×720, projector mode: lesson {box}, answer {answer}")
+        assert box is not None and box["y"] + box["height"] <= SMALL["height"], (i, box)
+        assert answer is not None and answer["y"] > box["y"], (i, answer, box)
+    finally:
+        bar.get_by_text(tour.PROJECTOR_LABEL, exact=True).click()
+        page.set_viewport_size({"width": 1440, "height": FOLD})
+        page.wait_for_function("() => getComputedStyle(document.querySelector('.egx-tour-look')).webkitLineClamp"
+                               " === '2'", timeout=TIMEOUT)
 
 
 def _check_scrolled_clear_of_bar(page, label: str) -> None:  # type: ignore[no-untyped-def]

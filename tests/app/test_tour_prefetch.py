@@ -121,7 +121,8 @@ def test_the_step_without_an_llm_fetches_the_next_steps_recorded_runs(home: Path
     assert at.session_state[S.TOUR].step == i and at.session_state[S.LLM] == "none"
     ahead = [j for j in jobs_view.jobs().jobs()
              if j.extra.get(jobs_view.PREFETCH) and j.key.startswith("method:") and question in j.key
-             and '"bubblerag"' in j.key]
+             and j.key.startswith('method:["bubblerag"') and j.key.endswith(", []]")]  # the page's run (Compare's, at
+    # its budget, is fetched too, from five steps ahead)
     assert len(ahead) == 1 and "recorded" in ahead[0].key, [j.key for j in ahead]
     assert ahead[0].wait(300) and ahead[0].status().state == "done", ahead[0].status()
     before = _method_jobs(question)
@@ -182,3 +183,23 @@ def test_two_steps_ahead_are_fetched_so_a_quick_next_finds_its_runs_done(home: P
     ahead = {m for m in wanted for j in jobs_view.jobs().jobs()
              if j.extra.get(jobs_view.PREFETCH) and question in j.key and f'"{m}"' in j.key}
     assert ahead == wanted, (i, sorted(j.key for j in jobs_view.jobs().jobs()))
+
+
+def test_a_compare_step_is_fetched_from_five_steps_ahead_after_the_next_two() -> None:
+    """Audit 56's first walk opened the Compare steps 16 and 17 on "Running the methods …" (eight methods replayed,
+    12–36 s each, on a server still building its samples), two steps' lookahead being too little for them: a Compare
+    step's runs are fetched from :data:`prefetch.COMPARE_LOOKAHEAD` steps ahead, after the next two steps' own."""
+    from components import prefetch
+
+    compares = [j for j, s in enumerate(tour.STEPS) if s.page == prefetch.COMPARE_PAGE]
+    assert len(compares) >= 2 and prefetch.COMPARE_LOOKAHEAD > prefetch.LOOKAHEAD
+    for c in compares:
+        for nxt in range(max(0, c - prefetch.COMPARE_LOOKAHEAD + 1), c + 1):
+            ahead = prefetch.steps_ahead(nxt)
+            assert c in ahead, (c, nxt, ahead)
+            assert ahead[:prefetch.LOOKAHEAD] == list(range(nxt, min(nxt + prefetch.LOOKAHEAD, len(tour.STEPS))))
+    # no other step is fetched beyond the next two, and nothing past the end
+    for nxt in range(len(tour.STEPS)):
+        far = prefetch.steps_ahead(nxt)[prefetch.LOOKAHEAD:]
+        assert all(tour.STEPS[j].page == prefetch.COMPARE_PAGE and j < len(tour.STEPS) for j in far), (nxt, far)
+        assert len(set(prefetch.steps_ahead(nxt))) == len(prefetch.steps_ahead(nxt))
