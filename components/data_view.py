@@ -879,11 +879,11 @@ def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
                      "Check that each index is the evidence sentence's: 0 is the first sentence, not the document.")
     titles: dict[str, int] = {}
     for q in questions:
-        whole = set(getattr(q, "whole_titles", ()))
+        whole = {t.casefold() for t in getattr(q, "whole_titles", ())}  # as written: a title matches whatever its case
         seen: dict[str, int] = {}
         for cid in q.gold_chunks:
             t = graph.chunk(cid).title
-            if t in whole:
+            if t.casefold() in whole:
                 seen[t] = seen.get(t, 0) + 1
         for t, n in seen.items():
             if n > 1:

@@ -24,7 +24,8 @@ UPLOADER_HELP = (
     "A JSON list (`.json`, or `.json.gz`; or JSONL, one question a line) of questions, each with a `question` and its gold evidence in one of "
     "three forms: `supporting_facts` `[[title, sentence index], …]` (HotpotQA, 2Wiki), MuSiQue `paragraphs` "
     "`[{title, paragraph_text, is_supporting}, …]`, or `ground_truth` `[title, …]`. `answer` and `id` are "
-    "optional. A gold title must equal a passage's title (case and punctuation count). Example and details: "
+    "optional. A gold title must equal a passage's title (punctuation counts; case only where two titles differ by it "
+    "alone). Example and details: "
     "“Questions file format” below.")
 
 FORMAT_TEXT = """\
@@ -43,8 +44,9 @@ Optional: `answer`, `answer_aliases` (or `aliases`), and `id` (or `_id`; else th
 (`"answer": ["Oslo", "Bergen"]`, every item a separate gold answer, as ERQA and KGQA list them): Recall, F1 and
 Micro-F1 ask for every item. EM and F1 take the best of every accepted string either way.
 
-**How a gold title finds its passage.** It must equal the passage's title exactly — case and punctuation
-count; only runs of spaces and line breaks are treated as one space. A passage's title is:
+**How a gold title finds its passage.** It must equal the passage's title — punctuation counts; only runs of
+spaces and line breaks are treated as one space, and case is ignored unless a title is written exactly so (then
+that one is matched). A passage's title is:
 
 - JSON / JSONL passages: their `"title"`;
 - Markdown: the first heading; HTML: the first `<h1>`, else the `<title>`; Word: the first Title- or
@@ -53,7 +55,7 @@ count; only runs of spaces and line breaks are treated as one space. A passage's
   letter in it, no `.` `,` `;` `:` `!` `?` or dash at its end, and a next line that does not go on in lower
   case); a text file's `# Heading` first line too;
 - otherwise the file name without its extension, with `_` turned into spaces: `Ostra_River.txt` is titled
-  “Ostra River”.
+  “Ostra River”; a name all in lower case is capitalised as a heading is (`ostra_river_ii.txt`: “Ostra River II”).
 
 A long document is split into several passages (or one per paragraph, if the build asks), and each has the
 document's title: a `supporting_facts` sentence index picks the passage holding that sentence — write the

@@ -109,6 +109,8 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
     by_title: dict[str, list[Chunk]] = {}
     for c in graph.chunks:
         by_title.setdefault(c.title, []).append(c)
+    for t in list(by_title):  # a gold title matches whatever its case where no title is written as it is
+        by_title.setdefault(t.casefold(), by_title[t])  # ("tobin ashgrove" for a document titled from its file name)
     out = []
     for i, rec in enumerate(data, start=1):
         if not isinstance(rec, dict) or not isinstance(rec.get("question"), str):
@@ -125,12 +127,12 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                     continue
                 key = (clean_text(p.get("title", "")), str(p.get("paragraph_text", p.get("text", ""))).strip())
                 cid = by_content.get(key)
-                run = [cid] if cid else paragraph_chunks(by_title.get(key[0], []), key[1])
+                run = [cid] if cid else paragraph_chunks(by_title.get(key[0]) or by_title.get(key[0].casefold(), []), key[1])
                 (gold.extend(run) if run else unmatched.append(key[0]))
         elif isinstance(rec.get("supporting_facts"), list):
             for fact in rec["supporting_facts"]:
                 title = clean_text(fact[0] if isinstance(fact, (list, tuple)) and fact else str(fact))
-                chunks = by_title.get(title)
+                chunks = by_title.get(title) or by_title.get(title.casefold())
                 if chunks:
                     sentence = fact[1] if isinstance(fact, (list, tuple)) and len(fact) > 1 else None
                     ids, all_of_it = fact_chunks(chunks, sentence)
@@ -151,7 +153,7 @@ def parse_questions(data: Any, graph: KnowledgeGraph | ChunkTable, *, source: st
                     raise InputFormatError(source, f'a "ground_truth" entry is not a title ({t!r})',
                                            '"ground_truth": a list of passage titles', record=i)
                 title = clean_text(t)
-                chunks = by_title.get(title)
+                chunks = by_title.get(title) or by_title.get(title.casefold())
                 if chunks:
                     ids, narrowed = _title_gold(chunks, rec)
                     gold.extend(ids)

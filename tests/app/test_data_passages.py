@@ -39,7 +39,7 @@ def test_one_passage_per_paragraph_from_the_upload_tab(home: Path) -> None:
     assert warned and warned[0].startswith("Only 9 passages: a method's top 5 holds 5 of them (56 % of the corpus)")
     chunks = Workspace.open(home / "workspaces" / "rail").graph.chunks
     assert sorted(c.text for c in chunks) == sorted(p for paras in FILES.values() for p in paras)
-    assert {c.id.split("#")[0]: c.title for c in chunks} == {"alder": "alder", "birch": "birch", "cedar": "cedar"}
+    assert {c.id.split("#")[0]: c.title for c in chunks} == {"alder": "Alder", "birch": "Birch", "cedar": "Cedar"}
 
 
 def test_the_default_packs_the_same_files_and_says_so(home: Path) -> None:
@@ -83,7 +83,7 @@ def test_a_supporting_fact_on_a_split_document_names_the_passage_of_its_sentence
         assert not at.exception, [e.value for e in at.exception]
         built = next(plain(s.value) for s in at.success if "Built workspace" in s.value)
         assert ("“alder” sentence 1 → passage 2 of 3" in built) == said, built
-        assert ("Gold titles given without a sentence that are several passages here: “birch” (3 passages)"
+        assert ("Gold titles given without a sentence that are several passages here: “Birch” (3 passages)"
                 in built) == said, built
         assert ("found when any one of its passages is retrieved" in built) == said, built
         assert "“cedar”" not in built  # named by its text: one passage, whatever the split

@@ -22,7 +22,7 @@ def test_the_questions_uploader_tells_its_format_with_an_example(home: Path) -> 
     assert len(fold) == 1
     said = " ".join(" ".join(plain(m.value) for m in fold[0].markdown).split())  # as rendered: a line break is a space
     for told in ("supporting_facts", "paragraphs", "is_supporting", "ground_truth", "answer", "BEIR",
-                 "with `_` turned into spaces", "first heading", "case and punctuation count"):
+                 "with `_` turned into spaces", "first heading", "case is ignored"):
         assert told in said, told
     codes = fold[0].code
     assert len(codes) == 1 and codes[0].language == "json"
@@ -47,9 +47,12 @@ def test_the_example_s_gold_title_matches_the_document_it_names(tmp_path: Path) 
     assert [c.title for c in g.chunks] == ["Ostra River"]
     qs = parse_questions(json.loads(EXAMPLE), g)
     assert [(q.gold_chunks, q.unmatched) for q in qs] == [(("Ostra_River",), ())]
-    # a title that differs in case is not matched (the note says case counts)
+    # a title that differs in case only is matched (the note says case is ignored), one with other punctuation not
     other = parse_questions([{"question": "?", "ground_truth": ["ostra river"]}], g)
-    assert other[0].unmatched == ("ostra river",) and not other[0].gold_chunks
+    assert other[0].gold_chunks == ("Ostra_River",) and not other[0].unmatched
+    other = parse_questions([{"question": "?", "ground_truth": ["Ostra-River"]}], g)
+    assert other[0].unmatched == ("Ostra-River",) and not other[0].gold_chunks
+    assert "case is ignored" in FORMAT_TEXT and "“Ostra River II”" in FORMAT_TEXT
 
 
 def test_a_malformed_questions_file_turns_build_off_and_says_why_beside_it(home: Path) -> None:

@@ -84,7 +84,7 @@ def test_pdf_text_layer_becomes_passages(tmp_path):
     p = write(tmp_path, "lothair_ii.pdf", pdf_bytes(["Lothair II was king of Lotharingia.", "He died in 869."]))
     assert detect_format(p) == "pdf"
     g = load_inputs([p]).graph
-    assert [(c.id, c.title) for c in g.chunks] == [("lothair_ii", "lothair ii")]
+    assert [(c.id, c.title) for c in g.chunks] == [("lothair_ii", "Lothair II")]  # a lower-case name capitalised
     assert g.chunks[0].text == "Lothair II was king of Lotharingia.\n\nHe died in 869."
 
 
@@ -108,7 +108,7 @@ def test_a_pdf_line_that_is_no_heading_stays_in_the_text(tmp_path, first, why):
     rest = "moved to Trondheim." if why.startswith("a sentence wrapped") else "She moved to Trondheim."
     p = write(tmp_path, "notes.pdf", pdf_bytes([f"{first}\n{rest}"]))
     (chunk,) = load_inputs([p]).graph.chunks
-    assert chunk.title == "notes" and chunk.text.startswith(first), why
+    assert chunk.title == "Notes" and chunk.text.startswith(first), why
 
 
 def test_pdf_with_an_owner_password_only_is_read(tmp_path):
@@ -144,7 +144,7 @@ def test_html_title_falls_back_to_title_then_file_name_and_decodes_its_charset(t
     g = load_inputs([write(tmp_path, "cafe.htm", latin.encode("latin-1"))]).graph
     assert (g.chunks[0].title, g.chunks[0].text) == ("Café", "Café au lait.")
     g = load_inputs([write(tmp_path, "no_title.html", "<p>Just text.</p>")]).graph
-    assert g.chunks[0].title == "no title"
+    assert g.chunks[0].title == "No Title"
 
 
 def test_docx_paragraphs_headings_and_tables(tmp_path):
@@ -334,7 +334,7 @@ def test_a_text_file_s_heading_line_is_its_title_as_in_a_pdf(tmp_path):
     notes = write(tmp_path, "notes.txt", "Vance was born in\nthe north of Norway.")
     chunks = {c.id: c for c in load_inputs([vance, notes]).graph.chunks}
     assert (chunks["vance"].title, chunks["vance"].text) == ("Aurelia Vance", "Aurelia Vance was born in Tromsø.")
-    assert chunks["notes"].title == "notes" and chunks["notes"].text.startswith("Vance was born in")
+    assert chunks["notes"].title == "Notes" and chunks["notes"].text.startswith("Vance was born in")
 
 
 # ------------------------------------------------------------------------------------ wrapped lines, repeats

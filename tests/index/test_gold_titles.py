@@ -59,7 +59,7 @@ def test_documents_are_titled_as_the_build_titles_them(tmp_path: Path) -> None:
     gold = documents_unmatched_gold(docs, q)
     assert gold is not None and gold.total == 2
     assert [(u.title, u.questions, u.nearest) for u in gold.shown] == [
-        ("Tessany Ferry Co", ("u1",), "Tessany Ferry Company"), ("Note", ("u4",), "notes")]
+        ("Tessany Ferry Co", ("u1",), "Tessany Ferry Company"), ("Note", ("u4",), "Notes")]
     (tmp_path / "kg.csv").write_text("head,relation,tail\nA,b,C\n")  # titles only the build tells: no check
     assert documents_unmatched_gold([*docs, tmp_path / "kg.csv"], q) is None
 
@@ -82,3 +82,30 @@ def test_a_json_corpus_is_checked_before_its_build_too(tmp_path: Path) -> None:
         assert gold is not None and gold.total == 2, corpus.name
         assert [(u.title, u.questions, u.nearest) for u in gold.shown] == [
             ("Nowhere Dairy", ("n1",), ""), ("Duskfield Food", ("n2",), "Duskfield Foods")]
+
+
+def test_a_document_titled_by_its_lower_case_file_name_is_capitalised_and_matched_whatever_the_case(
+        tmp_path: Path) -> None:
+    """Audit 56: a document without a heading was titled by its file name as written ("tobin ashgrove"), which the
+    answers then showed ("He [tobin ashgrove] …"). A name all in lower case is capitalised as a heading would be;
+    a gold title matches it whatever its case, so a questions file that wrote the old title still matches."""
+    from core.graph.formats.documents import document_passages, name_title
+
+    assert name_title(Path("tobin_ashgrove.txt")) == "Tobin Ashgrove"
+    assert name_title(Path("history of the quarry.md")) == "History of the Quarry"
+    assert name_title(Path("McAllister_notes.pdf")) == "McAllister notes"  # a capital: kept as written
+    assert name_title(Path("2024-report.txt")) == "2024-report"
+    assert name_title(Path("lothair_ii.pdf")) == "Lothair II" and name_title(Path("part_iv_of_x.txt")) == "Part IV of X"
+    doc = tmp_path / "tobin_ashgrove.txt"
+    doc.write_text("Tobin Ashgrove was born in Calmouth.\n\nHe worked at the Penrose Pit.")
+    passages, _ = document_passages(doc, per_paragraph=True)
+    assert {title for _, title, _ in passages} == {"Tobin Ashgrove"}
+    table = ChunkTable(tuple(Chunk(cid, title, text) for cid, title, text in passages))
+    for written in ("tobin ashgrove", "Tobin Ashgrove", "TOBIN ASHGROVE"):
+        (q,) = parse_questions([{"id": "1", "question": "Where did he work?", "answer": "Penrose Pit",
+                                 "ground_truth": [written]}], table)
+        assert not q.unmatched and q.gold_chunks == ("tobin_ashgrove#1",), (written, q)
+    # an exact title still wins over one that differs only in case
+    both = ChunkTable((Chunk("a", "speed", "x"), Chunk("b", "Speed", "y")))
+    (q,) = parse_questions([{"id": "1", "question": "?", "ground_truth": ["speed"]}], both)
+    assert q.gold_chunks == ("a",)

@@ -49,7 +49,7 @@ def test_one_passage_per_paragraph_is_recorded_and_documents_added_later_are_spl
     ws = Workspace.open(w)
     assert ws.meta.chunking["documents"] == {"per_paragraph": True, "max_chars": 1200}
     assert ws.meta.passages == PassageSplit(True) and _texts(w, "matrix") == A
-    assert [c.title for c in ws.graph.chunks] == ["matrix"] * 3  # the document's title: gold titles still match
+    assert [c.title for c in ws.graph.chunks] == ["Matrix"] * 3  # the document's title: gold titles still match
     res = add_documents(w, [_doc(tmp_path / "in" / "speed.txt", B)])
     assert _texts(w, "speed") == B and [f["passages"] for f in res.files] == [3]
     assert Workspace.open(w).meta.passages == PassageSplit(True)  # still recorded after the insert

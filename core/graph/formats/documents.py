@@ -120,7 +120,7 @@ def document_passages(path: Path, *, limits: InputLimits | None = None, max_char
             return [], warnings  # every passage of it was read before
         if title in repeats.found.get(name, [])[seen:]:  # the title was a repeated passage's: not the rest's
             head, rest = pdf_heading(text)
-            title, text = (head, rest) if head else (file_stem(Path(path)).replace("_", " "), text)
+            title, text = (head, rest) if head else (name_title(Path(path)), text)
     pieces = chunk_text(text, max_chars=max_chars, per_paragraph=per_paragraph)
     stem = file_stem(Path(path))
     return [(f"{stem}#{i}" if len(pieces) > 1 else stem, title, p) for i, p in enumerate(pieces)], warnings
@@ -159,7 +159,34 @@ def document_text(path: Path, *, limits: InputLimits | None = None) -> tuple[str
     title, text = strip_bidi(title), strip_bidi(text)  # what a reader reads, never text shown reordered
     if not text.strip():
         raise InputFormatError(name, "the document is empty", "some text")
-    return title or file_stem(path).replace("_", " "), text, warnings
+    return title or name_title(path), text, warnings
+
+
+#: words a title made from a file name keeps in lower case, unless first (as a heading writes them)
+SMALL_WORDS = frozenset("a an and as at by for from in into of on or the to with".split())
+
+
+def name_title(path: Path) -> str:
+    """The title of a document without a heading: its file name, "_" read as a space, and a name written all in
+    lower case capitalised word by word as a heading would be (audit 56 found "He [tobin ashgrove] …" in the answers
+    and a hub node "tobin ashgrove" beside the person "Tobin Ashgrove"); a name with any capital is kept as written.
+    Gold titles match it whatever their case (:func:`core.index.questions.parse_questions`).
+
+    >>> name_title(Path("tobin_ashgrove.txt")), name_title(Path("history of the quarry.md"))
+    ('Tobin Ashgrove', 'History of the Quarry')
+    >>> name_title(Path("McAllister_notes.pdf")), name_title(Path("2024-report.txt")), name_title(Path("lothair_ii.pdf"))
+    ('McAllister notes', '2024-report', 'Lothair II')
+    """
+    name = file_stem(path).replace("_", " ")
+    if name != name.lower():
+        return name
+    words = name.split(" ")
+    return " ".join(w.upper() if _ROMAN.fullmatch(w) else w if (i and w in SMALL_WORDS) else w[:1].upper() + w[1:]
+                    for i, w in enumerate(words))
+
+
+#: a regnal or volume number written in lower case in a file name ("lothair_ii", "part_iv"), 1–39: set in capitals
+_ROMAN = re.compile(r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})")
 
 
 # ------------------------------------------------------------------------------------------------ PDF
