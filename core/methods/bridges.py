@@ -244,9 +244,12 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
             at = [(m.start(), m.end()) for m in said.finditer(s)]
             # six words at most from the verb to the name, or for an agent to its "by" ("founded in Lautmar in 1912
             # by the farmer Edda Rune": the role noun belongs to the agent)
+            # X's own verb: X named before it with no name between, where named before it (audit 57: "[Tobias
+            # Wrenfield]'s pupil was Nils Ottery, who later worked for a toy shop in Brellin" is not where X worked)
             found = [n for start, n in names for v, a in at[:1] if 0 < start - a
                      and len(s[a:_agent_at(as_agent, s, start) if agent else start].split()) <= 6
-                     and (not agent or (as_agent.search(s[:start]) and _subject_of(x, v, s, names)))]
+                     and (bool(as_agent.search(s[:start])) and _subject_of(x, v, s, names) if agent
+                          else not _named_before(x, v, s) or _subject_of(x, v, s, names))]
         for n in found:
             if not _has(normalize_name(query), n):
                 return n, s
@@ -281,8 +284,13 @@ def _subject_of(x: str, verb_at: int, s: str, names: Sequence[tuple[int, str]]) 
     ("The Corran Alpine Trust … was established in 1902 by Idris Corran"), not after it ("It [Hesketh Electric] was
     founded in 1888 by Corwin Hesketh and was sold to the Corran Alpine Trust": Corwin Hesketh founded the firm, not
     the Trust; an audit's "the founder of the Corran Alpine Trust" read him, and every method quoted his birth)."""
-    m = re.search(rf"\b{re.escape(x)}\b", s[:verb_at], re.I)
+    m = ([None, *re.finditer(rf"\b{re.escape(x)}\b", s[:verb_at], re.I)])[-1]  # its last mention before the verb
     return m is not None and not any(m.end() <= start < verb_at for start, _ in names)
+
+
+def _named_before(x: str, verb_at: int, s: str) -> bool:
+    """Whether ``s`` names ``x`` before the verb at ``verb_at``."""
+    return re.search(rf"\b{re.escape(x)}\b", s[:verb_at], re.I) is not None
 
 
 _MALE = frozenset({"father", "son", "husband", "brother", "grandfather", "grandson", "uncle", "nephew", "king",
@@ -426,18 +434,21 @@ def _extent(query: str, m: re.Match[str]) -> str:
             and re.search(r"\b(?:of|for|to|from|with|about|by|on|at|in)\s+$", query[:m.start()])):
         return query[m.start():m.end() + rest.end()]
     tail = _CLAUSE_TAIL.match(query[m.end():])  # "the quarry where Tobin Ashgrove worked as a boy?" (audit 56 read
-    if (m.re is _CLAUSE_PATTERNS[0] and tail and not _DO_FIRST.match(query)  # "… the quarry Penrose as a boy?")
+    if (m.re is _CLAUSE_PATTERNS[0] and tail and not _DO_FIRST.search(query[:m.start()])  # "… Penrose as a boy?")
             and not any(w.endswith("ed") or w in _PARTICIPLES for w in tail.group(0).split())):
         return query[m.start():m.end() + tail.end()]
     return m.group(0)
 
 
-#: A relative clause's own last words before the question mark: a preposition and one or two words ("as a boy", "in
-#: 1890", "for ten years"), which belong to the clause's verb where the question's verb came first.
-_CLAUSE_TAIL = re.compile(r"\s+(?:as|in|for|during|from|at|on|with|until|after|before|since)\s+"
-                          r"(?:(?:a|an|the|his|her|their)\s+)?[a-z0-9][\w\-]*(?:\s+[a-z0-9][\w\-]*)?(?=\s*\?\s*$)")
-#: A question whose verb comes after its subject ("When did the ferry that X captained in 1904 sink?").
-_DO_FIRST = re.compile(r"(?:(?:When|Where|Why|How)\s+)?(?:did|does|do|Did|Does|Do)\b")
+#: A relative clause's own last words before the question mark, which belong to the clause's verb where the
+#: question's verb came first: its adjuncts ("as a boy", "in 1890", "for ten years") and its object ("the festival
+#: where Mirela Palemont won the first prize in 1907": audit 57 read "… the Lantern Puppet Festival the first prize in
+#: 1907?") — no verb among them (no participle, checked by the caller, nor an auxiliary or a new clause's word).
+_CLAUSE_TAIL = re.compile(r"(?:\s+(?!(?:was|were|is|are|be|been|being|did|does|do|has|have|had|when|while|who|whom|"
+                          r"which|that|where)\b)[\w'’\-]+)+?(?=\s*\?\s*$)")
+#: A question whose verb comes after its subject ("When did the ferry that X captained in 1904 sink?", "Which river
+#: does the town where X died lie on?").
+_DO_FIRST = re.compile(r"\b(?:did|does|do)\b", re.IGNORECASE)
 
 
 def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:

@@ -1,0 +1,49 @@
+"""A relative clause re-read with its bridge (core.methods.bridges.clause_bridges): the clause's own words go with
+it, and a verb of the same stem said of another person resolves nothing (audits 56 and 57, on their own corpora)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.methods.bridges import clause_bridges
+
+
+@pytest.mark.parametrize("query, sentence, reread", [
+    # audit 56: a preposition and its words ("as a boy") after the clause's verb
+    ("Which company bought in 1921 the quarry where Tobin Ashgrove worked as a boy?",
+     "As a boy Tobin Ashgrove worked at the quarry Penrose Pit.", "Which company bought in 1921 the quarry Penrose Pit?"),
+    # audit 57: the clause's object and its date ("… Lantern Puppet Festival the first prize in 1907?")
+    ("Who founded the festival where Mirela Palemont won the first prize in 1907?",
+     "In 1907 Mirela Palemont won the first prize of the Lantern Puppet Festival.",
+     "Who founded the Lantern Puppet Festival?"),
+    # the same with a named object
+    ("Who ran the theatre where Oda Renn sang the Silver Aria for ten years?",
+     "Oda Renn sang at the Kessel Theatre for ten years.", "Who ran the Kessel Theatre?"),
+])
+def test_the_clause_s_own_words_go_with_it(query: str, sentence: str, reread: str) -> None:
+    got = clause_bridges(query, [sentence])
+    assert got and got[0][0] == reread, got
+
+
+@pytest.mark.parametrize("query, sentence", [
+    # the question's own verb comes after the clause: its words are the question's, not the clause's
+    ("When did the ferry that Mattias Venn captained sink?", "Mattias Venn became captain of the ferry Lantern Moth."),
+    ("In which year was the school where Ilse Marr taught closed?", "Ilse Marr taught at the school Brandholm."),
+    ("Which river does the town where Aurelio Brandt died lie on?", "Aurelio Brandt died in Kelsing in 1902."),
+])
+def test_a_verb_after_the_clause_stays_the_question_s(query: str, sentence: str) -> None:
+    got = clause_bridges(query, [sentence])
+    assert got and query.split()[-1] in got[0][0], got
+
+
+def test_a_verb_of_the_same_stem_said_of_another_resolves_nothing() -> None:
+    """Audit 57: "Who bought the toy works where Tobias Wrenfield worked as a boy?" was re-read "Who bought the works
+    Brellin?" from "[Tobias Wrenfield]'s second pupil was the carver Nils Ottery, who later worked for a toy shop in
+    Brellin" — Nils Ottery worked there. X's own verb is the one after X with no other name between."""
+    pupil = ("Tobias Wrenfield's most famous pupil was Mirela Palemont, and his second pupil was the carver Nils "
+             "Ottery, who later worked for a toy shop in Brellin.")
+    assert clause_bridges("Who bought the toy works where Tobias Wrenfield worked as a boy?", [pupil]) == []
+    # X's own verb still resolves, after X's second mention too
+    own = "Among the apprentices of the Hallam firm was Tobias Wrenfield, and Tobias Wrenfield worked at the Hallam Toy Works."
+    got = clause_bridges("Who bought the toy works where Tobias Wrenfield worked as a boy?", [pupil, own])
+    assert got and got[0][1] == "Hallam Toy Works", got
