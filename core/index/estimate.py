@@ -114,7 +114,8 @@ def sample_build_estimate(name: str, embedder: Embedder, *, sample: int = SAMPLE
 
 def inputs_build_estimate(paths: Sequence[str | Path], embedder: Embedder, *, extractor: str = "spacy",
                           passages: PassageSplit | None = None, sample: int = SAMPLE_TEXTS,
-                          clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
+                          clock: Callable[[], float] = time.perf_counter, load: float | None = None
+                          ) -> tuple[float, str]:
     """Expected seconds to build a workspace from the files ``paths`` (an upload) with ``extractor`` and
     ``embedder``, split into ``passages`` as the build will, and what the figure rests on. The files are read
     as the build reads them (seconds for megabytes; nothing is written). Audit 55 built a 2-MB one-line file
@@ -128,17 +129,20 @@ def inputs_build_estimate(paths: Sequence[str | Path], embedder: Embedder, *, ex
     from core.graph.formats.load import load_inputs
 
     graph = load_inputs(list(paths), passages=passages).graph
-    return graph_build_estimate(graph, embedder, extractor=extractor, sample=sample, clock=clock)
+    return graph_build_estimate(graph, embedder, extractor=extractor, sample=sample, clock=clock, load=load)
 
 
 def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor: str = "spacy",
-                         sample: int = SAMPLE_TEXTS,
-                         clock: Callable[[], float] = time.perf_counter) -> tuple[float, str]:
+                         sample: int = SAMPLE_TEXTS, clock: Callable[[], float] = time.perf_counter,
+                         load: float | None = 0.0) -> tuple[float, str]:
     """Expected seconds to build a workspace of the loaded ``graph`` (its indexes; first the triples of a corpus
     without any, by ``extractor``), and what the figure rests on. ``embedder`` embeds ``sample`` of the graph's
     texts of each kind now, timed with ``clock``. A corpus to extract is estimated by its characters: the
     extraction at :data:`core.index.create.EXTRACT_SECONDS`' rate per :data:`EXTRACT_REFERENCE_CHARS`, then
-    :data:`ITEMS_PER_CHAR` node and edge texts a character at the rate of short texts cut from the passages."""
+    :data:`ITEMS_PER_CHAR` node and edge texts a character at the rate of short texts cut from the passages; the
+    extraction and the start stretched by the machine's load (:func:`load_slowdown`; ``load``: the load average, None
+    to read it — an upload's estimate does, :func:`inputs_build_estimate`; a sample's, read at the server's start
+    while the other samples build, does not)."""
     from core.index.create import EXTRACT_SECONDS, LLM_EXTRACT_SECONDS
 
     texts = _graph_texts(graph)
@@ -154,11 +158,16 @@ def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor
         rates = _measured_rates({"chunks": texts["chunks"][:sample + 1], "nodes": cut[NODE_WORDS],
                                  "edges": cut[EDGE_WORDS]}, embedder, clock)
         embed = chunks * rates["chunks"] + items * (NODE_SHARE * rates["nodes"] + (1 - NODE_SHARE) * rates["edges"])
-        fixed = BUILD_START_S + (SPACY_LOAD_S if extractor == "spacy" else 0.0)
+        # the start and the extraction are rates of a quiet machine: on a busy one they take as much longer as the
+        # embedding timed just now does (audit 57: spaCy's load took 10–21 s, an 8-file build estimated 6 s took 19 s)
+        slow = load_slowdown(load)
+        fixed = (BUILD_START_S + (SPACY_LOAD_S if extractor == "spacy" else 0.0)) * slow
+        extract *= slow
         who = {"spacy": "spaCy", "rules": "the rules"}.get(extractor, f"the {extractor} extractor")
+        busy = f" (×{slow:.1f}: the machine is busy)" if slow > 1 else ""
         return fixed + extract + embed, (
             f"{chunks:,} passages ({chars:,} characters) whose triples {who} extracts first ("
-            f"{_duration(extract)}), then about {items:,} node and edge texts and the passages to embed, and "
+            f"{_duration(extract)}{busy}), then about {items:,} node and edge texts and the passages to embed, and "
             f"{fixed:.1f} s to start; {_measured(embedder, sample, embed, chunks + items)}")
     rates = _measured_rates({k: v[:sample + 1] for k, v in texts.items()}, embedder, clock)
     counts = {k: len(v) for k, v in texts.items()}
@@ -187,6 +196,24 @@ def _measured(embedder: Embedder, sample: int, seconds: float, total: int) -> st
     per = 1000 * seconds / max(1, total)
     return (f"{embedder.name} embedded {sample} texts of each kind just now on this machine, "
             f"{per:.2f} ms per text on average{busy_note()}")
+
+
+#: The most a busy machine's load stretches the quiet-machine rates by (:func:`load_slowdown`).
+MAX_SLOWDOWN = 4.0
+
+
+def load_slowdown(load: float | None = None, cores: int | None = None) -> float:
+    """How much longer single-process work takes now than on a quiet machine: with ``load`` tasks waiting for ``cores``
+    (the 1-minute load average), one more gets about ``cores / (load + 1)`` of a core — 1 on a quiet machine, at most
+    :data:`MAX_SLOWDOWN`; 1 where the load cannot be read."""
+    import os
+
+    try:
+        load = os.getloadavg()[0] if load is None else load
+    except OSError:
+        return 1.0
+    cores = cores or os.cpu_count() or 1
+    return min(MAX_SLOWDOWN, max(1.0, (load + 1) / cores))
 
 
 def busy_note(load: float | None = None, cores: int | None = None) -> str:
