@@ -507,6 +507,8 @@ def create_upload_ui(act: Active) -> None:
                    icon=":material/schedule:")
     elif est is not None:
         st.caption(f"Expected build time: about {workspaces.about(est[0])} ({md_escape(est[1])}).")
+    if est is not None and est[2]:
+        st.warning(md_escape(est[2]), icon=":material/text_snippet:")
     clicked = st.button(label, key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
                         help=f"Off until what is named above is fixed: {md_escape(blocked)}" if blocked else None)
     if blocked:
@@ -579,10 +581,11 @@ def create_upload_ui(act: Active) -> None:
         show_upload_job()
 
 
-def build_estimate(files: list, passages: str, extractor: str, act: Active) -> tuple[float, str] | None:
+def build_estimate(files: list, passages: str, extractor: str, act: Active) -> tuple[float, str, str] | None:
     """Seconds the dropped ``files`` take to build with ``extractor`` and the app's embedder, split as ``passages``
-    says, and what the figure rests on (:func:`core.index.estimate.inputs_build_estimate`); None where it cannot
-    be told (a file the build will refuse says so itself). Measured once per set of files and settings (the
+    says, what the figure rests on (:func:`core.index.estimate.inputs_build_estimate`), and what the build will find
+    in text that is no prose ("" for prose); None where it cannot be told (a file the build will refuse says so
+    itself). Measured once per set of files and settings (the
     session keeps it); the copies it reads are deleted at once."""
     from core.index.estimate import inputs_build_estimate
 
@@ -591,10 +594,12 @@ def build_estimate(files: list, passages: str, extractor: str, act: Active) -> t
     if kept is not None and kept[0] == ident:
         return kept[1]
     paths, _, drop = stage_uploads(files)
+    notes: list[str] = []
     try:
         with st.spinner("Estimating how long the build takes…"):
-            found: tuple[float, str] | None = inputs_build_estimate(paths, act.embedder, extractor=extractor,
-                                                                    passages=PassageSplit.parse(passages))
+            seconds, how = inputs_build_estimate(paths, act.embedder, extractor=extractor,
+                                                 passages=PassageSplit.parse(passages), notes=notes)
+        found: tuple[float, str, str] | None = (seconds, how, " ".join(notes))
     except EgxError:
         found = None
     finally:

@@ -5,6 +5,7 @@ cell stays short with each reason whole above it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from components import state as S
@@ -226,3 +227,23 @@ def test_the_build_s_expected_time_is_said_before_the_click_and_a_long_one_on_th
     long = [plain(w.value) for w in at.warning if "This build is expected to take" in w.value]
     assert long and "runs in the background" in long[0] and "Cancel" in long[0], [w.value for w in at.warning]
     assert at.button(key=S.DATA_BUILD).label.startswith("Build workspace (about ")
+
+
+def test_text_that_is_no_prose_is_named_before_the_build(home: Path) -> None:
+    """Audit 57 built a 2-MB file of "word word …" for 7½ minutes into a workspace with no node, the Data page having
+    said only how long it would take: a text of a few repeated words, or without one capitalised word, is named before
+    the click (the KG extractor reads entities by their names); prose is not."""
+    from core.index.estimate import prose_note
+
+    at = _drop(run_page("pages/data.py"), [("hugeline.txt", b"word " * 3000)])
+    assert not at.exception, [e.value for e in at.exception]
+    said = [plain(w.value) for w in at.warning if "reads as no prose" in w.value]
+    # (its passages' titles, "Hugeline", are words of the text too)
+    assert said and re.search(r"repeats a few words \([12] distinct in its first 3,0\d\d\)", said[0]), said
+    at = _drop(run_page("pages/data.py"), [("Tessany_Ferry_Company.txt", COMPANY), ("Captains.txt", CAPTAINS)])
+    assert not [w for w in at.warning if "no prose" in w.value]
+    # lower case throughout: no names to find
+    syllables = ("ba", "ko", "mi", "ru", "se", "ta", "lo", "ne", "fi", "du", "ga", "po", "vi", "ze", "hu")
+    lower = " ".join(a + b for a in syllables for b in syllables)  # 225 words, none twice, none capitalised
+    assert "no capitalised word" in prose_note([lower])
+    assert prose_note([COMPANY.decode()]) == ""
