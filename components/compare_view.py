@@ -244,7 +244,8 @@ def _frame(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> pd.DataFr
 #: as wide for every question (an audit found "below the cut, but read by the answe…" cut at 220 px, and then the
 #: columns changing between two questions of the tour, as long verdicts pushed some below the table).
 VERDICT_SAMPLES = (*VERDICT_LABELS.values(), READ_BY_ANSWER_LABEL, NOT_RETRIEVED_LABEL, partly_retrieved_label(10, 12),
-                   f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 0.67)", f"{VERDICT_LABELS[OK]} (alias match)")
+                   f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 0.67)", f"{VERDICT_LABELS[OK]} (alias match)",
+                   f"{VERDICT_LABELS[OK]} (the quoted sentence holds it)")
 
 
 #: The summary's columns that move to the second table in the tour's projector mode: its tables are zoomed 1.25×

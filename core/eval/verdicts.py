@@ -286,8 +286,10 @@ def verdict(stage: str | None, match: AnswerMatch | None = None) -> Verdict:
     m = match or AnswerMatch("no_gold")
     if key == "answer_wrong" and m.partly_right:
         return Verdict(ANSWER_PARTIAL, f"{VERDICT_LABELS[ANSWER_PARTIAL]} (F1 {m.f1 or 0.0:.2f})", "partial")
-    if key == OK:
-        return Verdict(OK, VERDICT_LABELS[OK] + (" (alias match)" if m.kind == "alias" else ""), "ok")
+    if key == OK:  # a quoted sentence is judged by holding the gold answer, not by saying it is the answer (audit
+        # 57 read "ok" for "… the ferryman by Idris Palemont himself" asked for the father): the label says which
+        how = " (alias match)" if m.kind == "alias" else " (the quoted sentence holds it)" if m.kind == "contains" else ""
+        return Verdict(OK, VERDICT_LABELS[OK] + how, "ok")
     if key == NO_GOLD:
         return Verdict(NO_GOLD, VERDICT_LABELS[NO_GOLD], "info")
     return Verdict(key, verdict_label(key), "failure")

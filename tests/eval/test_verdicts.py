@@ -81,6 +81,11 @@ def test_verdict_splits_a_partly_right_answer_from_a_wrong_one():
     wrong = verdict("answer_wrong", match_answer("26 March 851", ["20 March 851"]))
     assert wrong.key == "answer_wrong" and wrong.label == STAGE_LABELS["answer_wrong"] and wrong.failure
     assert verdict("ok", match_answer("Stanley Hall", ["G. Stanley Hall", "Stanley Hall"])).label == "ok (alias match)"
+    # a quoted sentence (no LLM) is judged by holding the gold answer: the label says so (audit 57 read a bare "ok"
+    # for "… the ferryman by Idris Palemont himself" asked for the father)
+    quoted = verdict("ok", match_answer("It was played by the ferryman by Idris Palemont himself.", ["Idris Palemont"]))
+    assert quoted.label == "ok (the quoted sentence holds it)" and quoted.tone == "ok"
+    assert verdict("ok", match_answer("Idris Palemont", ["Idris Palemont"])).label == "ok"
     assert not verdict("ok").failure and not verdict("no_gold").failure and verdict("no_gold").tone == "info"
     assert verdict(None).key == ERROR and verdict(None).label == "method failed" and verdict(None).failure
     # a retrieval verdict does not depend on the answer
