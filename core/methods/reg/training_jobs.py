@@ -124,8 +124,11 @@ def use_kept_aside(workspace: Workspace, unit: str = "triple") -> Path:
     result = tmp / "result.json"
     if result.exists():
         data = json.loads(result.read_text(encoding="utf-8"))
+        # said as what happened, the held-out check quoted (audit 57 read "installed: … it is kept aside …; installed
+        # anyway by the user" as a contradiction)
         data.update({"kept_aside": False, "model_dir": str(folder),
-                     "verdict": f"{data.get('verdict', '')}; installed anyway by the user"})
+                     "verdict": f"installed by “Use it anyway”, over the held-out check, which had said: "
+                                f"{data.get('verdict', '')}"})
         atomic_write_json(result, data)
     folder.parent.mkdir(parents=True, exist_ok=True)
     commit(tmp, folder)
