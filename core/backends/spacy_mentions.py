@@ -114,7 +114,9 @@ class _Mentions:
                 return None if thing and made_person(self, got) else got
             if (tok.lower_ == "them" and self._title_person()) or (thing and made_person(self, ("", "TITLE"))):
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
-            return pr.personal(self, tok) if self._subjects_ready() and self._title_thing else (self.title, "TITLE") if self.title else None
+            if self._subjects_ready() and (self._title_thing or pr.other_sex_title(self, tok)):  # "he wrote to her"
+                return pr.personal(self, tok)  # not the title a "he" stood for (round 62)
+            return (self.title, "TITLE") if self.title else None
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
         if own is not None:
             return own if own[0] else None
@@ -233,6 +235,8 @@ class _Mentions:
                 return self._other_sex_before(word, tok) if word in ("he", "she") else None
             if first.head.i == tok.head.i:
                 return None
+            if (obj := pr.own_object(first, word, tok)) is not None:  # "X took him on …, after he wrote": not X
+                return self.mention(obj) or _NOBODY
             got = self.mention(first, as_subject=True)
             if word in ("he", "she") and got is not None and got[1] not in VALUE_LABELS:
                 other = self._other_sex_before(word, tok)  # "Wyre married Ilse Marrow; she …": not Wyre, a "he"

@@ -255,3 +255,24 @@ def its_near(m: Any, tok: Any) -> tuple[str, str] | None:
         return None
     got = m.mention(attr)
     return got if got is not None and got[1] != "TITLE" and got[1] not in ("PERSON", "DATE", "CARDINAL") else None
+
+
+def own_object(first: Any, word: str, tok: Any) -> Any:
+    """The "him"/"her" object of the verb of the subject ``first`` before the "he"/"she" subject ``tok`` of a later
+    clause of its sentence, else None (round 62, the class "a pronoun pair read the wrong way round"). "Ismene Vartan
+    took *him* on as an assistant in 1880, after *he* wrote to her": the one she took on is the "he", never Ismene
+    (audit 56 read "Ismene Vartan · wrote to · Tobin Ashgrove")."""
+    form = {"he": "him", "she": "her"}.get(word)
+    if form is None or first.head.i == tok.head.i:
+        return None
+    verb = first.head
+    objs = [c for c in verb.children if c.dep_ in ("dobj", "dative")]
+    objs += [o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    return next((o for o in objs if o.lower_ == form and o.tag_ == "PRP" and o.i < tok.i), None)
+
+
+def other_sex_title(m: Any, tok: Any) -> bool:
+    """Whether the object or possessive pronoun ``tok`` ("her", "him") cannot be the title: the text called the title
+    the other pronoun (round 62: "after he wrote to *her*" in Tobin Ashgrove's passage, a "he", is not Tobin)."""
+    word = {"her": "she", "herself": "she", "him": "he", "himself": "he", "his": "he"}.get(tok.lower_)
+    return word is not None and bool(m.title) and m._gender.get(m.title, word) != word

@@ -1,0 +1,34 @@
+"""Round 62, the spaCy extractor's residue after audits 55 and 56, by class rather than wording: a "he" after a
+subject whose own object is "him" is that "him", and a "her" is never the title the text called "he" (a pronoun pair
+read the wrong way round); a capitalised "The X Who <Verb> …" run is one work's title, not a node "X"."""
+
+from __future__ import annotations
+
+from tests.backends.spacy_case import passage_triples as triples  # the extractor: ``ex`` in conftest
+
+
+def test_a_pronoun_pair_is_not_read_the_wrong_way_round(ex):
+    for text, writer, reader, verb in (
+            ("Tobin Ashgrove\nTobin Ashgrove (1861–1933) was an astronomer. He was born in Brisa Hollow. Ismene Vartan "
+             "took him on as an assistant in 1880, after he wrote to her about a comet he had seen.",
+             "Tobin Ashgrove", "Ismene Vartan", "wrote to"),
+            ("Enna Roth\nEnna Roth was a weaver. She grew up in Lund. In 1890 Marten Vole invited her to Oslo because "
+             "she had written to him.", "Enna Roth", "Marten Vole", "written to"),
+            ("Pell Marsh\nPell Marsh was a potter. He was born in Wick. Corra Tane hired him as a glazer in 1902, "
+             "after he had sent letters to her.", "Pell Marsh", "Corra Tane", "sent to")):
+        got = triples(ex, text)
+        assert not any(h == reader and t == writer for h, r, t in got if r.split()[-1] == "to"), got
+        assert (writer, verb, reader) in got, got
+
+
+def test_a_her_is_never_the_title_the_text_called_he(ex):
+    for text, woman, title in (
+            ("Tobin Ashgrove\nTobin Ashgrove was an astronomer. He was born in Brisa Hollow. In 1880 he wrote to Ismene "
+             "Vartan, and he became her deputy in 1891.", "Ismene Vartan", "Tobin Ashgrove"),
+            ("Edwin Harrow\nEdwin Harrow was a printer. He was born in York. In 1868 he met Hanna Dale, and he "
+             "became her partner in 1870.", "Hanna Dale", "Edwin Harrow"),
+            ("Edwin Harrow\nEdwin Harrow was a printer. He was born in York. He married Hanna Dale in 1868 and later "
+             "became her partner.", "Hanna Dale", "Edwin Harrow")):
+        got = triples(ex, text)
+        assert not any(r.endswith(" of") and t == title and h == title for h, r, t in got), got
+        assert any(h == title and t == woman and r.endswith(" of") for h, r, t in got), got
