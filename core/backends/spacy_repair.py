@@ -55,6 +55,7 @@ from typing import Any
 
 from core.backends.spacy_lists import mend_appositive, object_complement, subject_clause, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
+from core.backends.spacy_titles import relative_titles
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
 MAX_NAME_TOKENS = 6
@@ -247,7 +248,8 @@ def repair_names(nlp: Any, doc: Any, marked: list[tuple[int, int]] | None = None
     :func:`unmark_names` gives), as one proper-noun token (see the module docstring); ``doc`` itself where there is
     none."""
     marks = _marked_spans(doc, marked or [])
-    return mend_attachments(_merge_firms(_reparse_names(nlp, doc, marks + work_titles(doc, marks))))
+    marks += work_titles(doc, marks)  # "a biography, The Man Who Climbed …,"; "The Boy Who Painted the Moon was …"
+    return mend_attachments(_merge_firms(_reparse_names(nlp, doc, marks + relative_titles(doc, marks))))
 
 
 def _merge_firms(doc: Any) -> Any:
