@@ -44,7 +44,8 @@ structure of HippoRAG §3):
   building; a dative giving's date is no date of its object; "born in X, the daughter of …" is the person's.
 * **A pronoun pair, a title with a clause** (round 62): "X took *him* on …, after *he* wrote to her" is the "him"
   writing, never X, and a "her" is never the title the text called "he"; "The Boy Who Painted the Moon was published …"
-  is one work's name (:mod:`spacy_titles`), never a node "Boy".
+  is one work's name (:mod:`spacy_titles`), never a node "Boy"; "a spare lens *ground* by X" (a noun with an agent)
+  is a participle on "spare lens" (:mod:`spacy_participles`).
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -67,6 +68,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_dates``        whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
 ``spacy_repair``       a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
 ``spacy_titles``       a capitalised work's title with a relative clause ("The Boy Who Painted the Moon"), one name
+``spacy_participles``  a participle the tagger read as a noun ("a spare lens ground by X"), the participle again
 ``spacy_appositions``  a name after "the daughter of the <role noun>" the parser hung on "daughter": the role noun's
 ``spacy_names``        one passage's triples over its pieces: short names, title links
 =====================  ==============================================================
@@ -237,7 +239,8 @@ class SpacyExtractor:
     # v49: "the guild"/"the prize" the named thing of that kind before it, never a person title's painting; "his"
     # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
     # v52: "X took him on …, after he wrote to her" the "him" writes, and a "her" is never the title the text called
-    # "he"; "The Boy Who Painted the Moon" (a capitalised title with a relative clause) one name (round 62)
+    # "he"; "The Boy Who Painted the Moon" (a capitalised title with a relative clause) one name, "a spare lens ground by
+    # X" a participle on "spare lens" (round 62)
     model_id = f"spacy-v52:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

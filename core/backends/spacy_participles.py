@@ -1,0 +1,37 @@
+"""A participle the tagger read as a noun, made the participle again: "a spare lens *ground* by Hester Quill".
+
+BubbleRAG §3.1 step 2 reads the triples of a passage. In "the drawings of the Dorran workshop, a spare lens ground by
+Hester Quill, and …" the small model tags "ground" a noun, the head of "spare lens ground", and hangs the agent "by
+Hester Quill" on it: audit 56 read "Calmouth Museum of Science · holds drawings of · spare lens ground" (item 10; the
+class "a participle read as a noun in a list", left by rounds 60 and 61, round 62). Only a passive verb has an agent
+(spaCy's ``agent`` label): a noun with one, after the noun it compounds, is a past participle on that noun
+(:func:`mend_agent_noun`), so the phrase is "spare lens" and its edge "spare lens · ground by · Hester Quill".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def mend_agent_noun(tok: Any) -> None:
+    """Where the noun ``tok`` has an ``agent`` child ("by Hester Quill") and the noun right before it is its compound
+    ("lens ground"), make ``tok`` a participle (VBN, ``acl``) on that noun, which takes ``tok``'s place and its words
+    before it (round 62, audit 56 item 10). Heads change in place, inside the phrase the parser gave, so the parse
+    stays projective and the noun chunks follow."""
+    doc, i = tok.doc, tok.i
+    # a noun with an agent, or a verb with a compound ("a spare wheel cast by X": no verb has a compound of its own)
+    if tok.pos_ not in ("NOUN", "VERB") or tok.dep_ in ("ROOT", "acl") or i == 0 or not any(
+            c.dep_ == "agent" for c in tok.children):
+        return
+    noun = doc[i - 1]
+    if noun.dep_ != "compound" or noun.head.i != i or noun.pos_ != "NOUN" or not tok.is_alpha or not tok.is_lower:
+        return  # "the Légion d'honneur by president X": a name's word, no participle (MuSiQue)
+    listed = [c for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")]  # "…, and the books"
+    moved = [c for c in tok.children if c.i < noun.i or (listed and c.dep_ == "cc")] + listed  # are the noun's
+    head, dep = tok.head, tok.dep_
+    # a clause the verb headed is a noun's place now: the verb's object ("holds …, a spare wheel cast by X")
+    noun.head, noun.dep_ = head, "dobj" if dep in ("ccomp", "xcomp") and head.pos_ in ("VERB", "AUX") else dep
+    for c in moved:
+        c.head = noun
+    tok.head, tok.dep_ = noun, "acl"
+    tok.tag_, tok.pos_ = "VBN", "VERB"
