@@ -300,7 +300,9 @@ class _Mentions:
         if titled and (self._gender.get(self.title or "") == word or (tok is not None and any(
                 t.lower_ in own and t.pos_ == "PRON" for t in self.doc[tok.sent.start:tok.i]))):
             return self.title or "", "TITLE"
-        for p in persons:  # a place the text named later ("moved to X … at X") is no one (audit 56)
+        poss = tok is not None and tok.dep_ == "poss" and not self._title_person()  # round 62: "… Ruth Dorsey, died.
+        further = pr.earlier_persons(self, tok) if poss else []  # The apprentices moved …. Her sister-in-law, X, …"
+        for p in persons + further:  # a place the text named later ("moved to X … at X") is no one (audit 56)
             if self._sex_fits(p[0], word) and self._person(p, "NNP"):
                 return p
         if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one

@@ -276,3 +276,13 @@ def other_sex_title(m: Any, tok: Any) -> bool:
     the other pronoun (round 62: "after he wrote to *her*" in Tobin Ashgrove's passage, a "he", is not Tobin)."""
     word = {"her": "she", "herself": "she", "him": "he", "himself": "he", "his": "he"}.get(tok.lower_)
     return word is not None and bool(m.title) and m._gender.get(m.title, word) != word
+
+
+def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
+    """The people named two sentences before ``tok``'s, for a possessive "his"/"her" whose sentence before names no one
+    who fits (round 62, the class "a 'her' whose woman is two sentences back"): "The company closed the mill after its
+    owner, Ruth Dorsey, died. The apprentices moved to Selby. *Her* sister-in-law, Mara Quist, ran the inn": Ruth
+    Dorsey. Only a possessive, in a passage whose title is no person: a "he" subject reaching so far back read "Jeff
+    Bennett · wears · Curious George" and "King of West Francia · was · last monarch" (MuSiQue)."""
+    starts = sorted(s for s in m._persons if s < tok.sent.start)
+    return list(m._persons[starts[-1]]) if starts else []

@@ -76,3 +76,17 @@ def test_a_work_by_its_maker_stays_a_noun(ex):
     got = triples(ex, "Brun Hall\nThe Brun Hall is a hall in Lund. The hall shows a bronze statue by Tom Pike and a "
                       "stone bust by Ada Fenn.")
     assert ("Brun Hall", "shows", "bronze statue") in got and ("Brun Hall", "shows", "stone bust") in got, got
+
+
+def test_a_her_reaches_a_person_two_sentences_back_where_none_is_nearer(ex):
+    for text, kin, relation, owner in (
+            ("Harbour Mill\nThe company closed the mill in 1933 after its owner, Ruth Dorsey, died. The apprentices "
+             "moved to Selby in 1934. Her sister-in-law, Mara Quist, ran the inn at Selby.", "Mara Quist",
+             "sister-in-law of", "Ruth Dorsey"),
+            ("Quay Forge\nThe forge was bought by Tom Reed in 1920. Its smiths moved to Wendle that year. His nephew "
+             "Karl Brack opened a bakery in Wendle.", "Karl Brack", "nephew of", "Tom Reed"),
+            ("Tarn Brewery\nThe brewery was run by Ada Voss until 1950. The brewers went to Ostby in 1951. Her "
+             "daughter-in-law, Lena Morr, kept the shop at Ostby.", "Lena Morr", "daughter-in-law of", "Ada Voss")):
+        got = triples(ex, text)
+        assert (kin, relation, owner) in got, got
+        assert not any(h == kin and r == relation and t != owner for h, r, t in got), got
