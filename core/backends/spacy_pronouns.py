@@ -273,9 +273,18 @@ def own_object(first: Any, word: str, tok: Any) -> Any:
 
 def other_sex_title(m: Any, tok: Any) -> bool:
     """Whether the object or possessive pronoun ``tok`` ("her", "him") cannot be the title: the text called the title
-    the other pronoun (round 62: "after he wrote to *her*" in Tobin Ashgrove's passage, a "he", is not Tobin)."""
+    the other pronoun, or the other pronoun subject of its clause stands for the title (round 62: "after he wrote to
+    *her*" in Tobin Ashgrove's passage, a "he", is not Tobin; nor "He studied at night and became *her* deputy")."""
     word = {"her": "she", "herself": "she", "him": "he", "himself": "he", "his": "he"}.get(tok.lower_)
-    return word is not None and bool(m.title) and m._gender.get(m.title, word) != word
+    if word is None or not m.title:
+        return False
+    verb = next((a for a in tok.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    while verb is not None and verb.dep_ == "conj" and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children):
+        verb = verb.head  # "He studied … and became her deputy": the first verb's subject
+    sub = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None else None
+    other = sub is not None and sub.tag_ == "PRP" and sub.lower_ == ("he" if word == "she" else "she") and (
+        m._title_person())  # a song's "without her, he would die": no person title, no one (MuSiQue)
+    return m._gender.get(m.title, word) != word or (other and m.mention(sub) == (m.title, "TITLE"))
 
 
 def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
@@ -286,3 +295,18 @@ def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
     Bennett · wears · Curious George" and "King of West Francia · was · last monarch" (MuSiQue)."""
     starts = sorted(s for s in m._persons if s < tok.sent.start)
     return list(m._persons[starts[-1]]) if starts else []
+
+
+def other_in_clause(m: Any, tok: Any, word: str) -> bool:
+    """Whether the clause of the "he"/"she" subject ``tok`` holds the other pronoun as an object or owner ("He succeeded
+    *her*", "She married *him*"): the sentence before's subject whose gender the text never gave is then that other
+    one, not ``tok`` (round 62, the class "a pronoun pair read the wrong way round": "Ismene Vartan ran the observatory.
+    He succeeded her" read "Ismene Vartan · succeeded · Tobin Ashgrove"). Not where the text called the title the
+    other pronoun: that one is the title ("Lena Hart … She was born … Karl Moss ran a club. He hired her": Karl); only
+    in a person's passage, whose title the "he" then is."""
+    other = "she" if word == "he" else "he"
+    if tok is None or word not in ("he", "she") or tok.dep_ not in ("nsubj", "nsubjpass") or (
+            m._gender.get(m.title or "") == other) or not m._title_person():  # a song's "he … without her" (MuSiQue)
+        return False
+    forms = ("her", "herself") if word == "he" else ("him", "his", "himself")
+    return any(t.lower_ in forms and t.tag_ in ("PRP", "PRP$") for t in tok.head.subtree if t.i > tok.i)

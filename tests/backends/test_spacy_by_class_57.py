@@ -90,3 +90,23 @@ def test_a_her_reaches_a_person_two_sentences_back_where_none_is_nearer(ex):
         got = triples(ex, text)
         assert (kin, relation, owner) in got, got
         assert not any(h == kin and r == relation and t != owner for h, r, t in got), got
+
+
+def test_he_and_her_in_one_clause_are_two_people(ex):
+    for text, doer, verb, other in (
+            ("Tobin Ashgrove\nTobin Ashgrove was an astronomer. Ismene Vartan ran the observatory in 1890. He succeeded "
+             "her as director in 1902.", "Tobin Ashgrove", "succeeded", "Ismene Vartan"),
+            ("Karl Moss\nKarl Moss was a printer. Lena Hart ran a press in York. He joined her in 1870 and married her "
+             "in 1872.", "Karl Moss", "joined", "Lena Hart"),
+            ("Lena Hart\nLena Hart was a singer. Karl Moss ran a club in Oslo. She joined him in 1950.", "Lena Hart",
+             "joined", "Karl Moss"),
+            ("Lena Hart\nLena Hart was a singer. She was born in Lund. Karl Moss ran a club in Oslo. He hired her in "
+             "1950.", "Karl Moss", "hired", "Lena Hart")):
+        got = triples(ex, text)
+        assert (doer, verb, other) in got and (other, verb, doer) not in got, got
+
+
+def test_a_he_and_her_in_a_song_name_no_one(ex):
+    got = triples(ex, "Blue Lantern\nBlue Lantern is a song by Tom Vell. Joe Marr played guitar on it. The singer says "
+                      "that without her, he would die.")
+    assert not any(r.startswith("die") for h, r, t in got), got
