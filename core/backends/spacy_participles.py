@@ -35,3 +35,32 @@ def mend_agent_noun(tok: Any) -> None:
         c.head = noun
     tok.head, tok.dep_ = noun, "acl"
     tok.tag_, tok.pos_ = "VBN", "VERB"
+
+
+def mend_verbless(sent: Any) -> None:
+    """Where the sentence ``sent`` has no verb at all and ends in a full stop, the singular noun after the noun it
+    compounds, right before a preposition, is its verb (round 62; round 60's "hang" of the same family as class 3, a
+    verb read as a noun): "Her paintings of the dome hang in the town hall." tagged "hang" a noun, the sentence a noun
+    phrase, and gave no edge. The noun before it ends the subject's phrase; the phrase's head is the verb's subject.
+    Not where the phrase's head follows a noun it compounds ("The river springs in a forest area": that may be the
+    verb)."""
+    if any(t.pos_ in ("VERB", "AUX") for t in sent) or sent.root.pos_ != "NOUN" or sent[-1].text != "." or len(sent) < 6:
+        return
+    root = sent.root
+    if root.i > 0 and root.doc[root.i - 1].dep_ == "compound" and root.doc[root.i - 1].head.i == root.i:
+        return  # "The river springs in a forest area near X": the root may be the verb itself (MuSiQue)
+    for t in sent:
+        if t.tag_ != "NN" or t.i < root.i + 3 or t.i + 1 >= sent.end - 1 or t.doc[t.i + 1].pos_ != "ADP":
+            continue
+        noun = t.doc[t.i - 1]
+        if noun.dep_ != "compound" or noun.head.i != t.i or noun.pos_ != "NOUN" or t.head.pos_ != "ADP":
+            return
+        before = [c for c in t.children if c.i < noun.i]
+        noun.head, noun.dep_ = t.head, "pobj"
+        for c in before:
+            c.head = noun
+        t.head, t.dep_, t.tag_, t.pos_ = t, "ROOT", "VBP", "VERB"
+        for c in [c for c in root.children if c.dep_ == "punct" and c.i > t.i]:  # the full stop is the verb's
+            c.head = t
+        root.head, root.dep_ = t, "nsubj"
+        return
