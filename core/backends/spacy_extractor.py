@@ -72,7 +72,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_dates``        whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
 ``spacy_repair``       a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
 ``spacy_titles``       a capitalised work's title with a relative clause ("The Boy Who Painted the Moon"), one name
-``spacy_participles``  a participle the tagger read as a noun ("a spare lens ground by X"), the participle again
+``spacy_participles``  a verb the tagger read as a noun ("a spare lens ground by X", "… hang in"), the verb again
 ``spacy_appositions``  a name after "the daughter of the <role noun>" the parser hung on "daughter": the role noun's
 ``spacy_names``        one passage's triples over its pieces: short names, title links
 =====================  ==============================================================

@@ -1,4 +1,4 @@
-"""A participle the tagger read as a noun, made the participle again: "a spare lens *ground* by Hester Quill".
+"""A verb the tagger read as a noun, made the verb again: "a spare lens *ground* by X", "… of the dome *hang* in …".
 
 BubbleRAG §3.1 step 2 reads the triples of a passage. In "the drawings of the Dorran workshop, a spare lens ground by
 Hester Quill, and …" the small model tags "ground" a noun, the head of "spare lens ground", and hangs the agent "by
@@ -6,6 +6,10 @@ Hester Quill" on it: audit 56 read "Calmouth Museum of Science · holds drawings
 class "a participle read as a noun in a list", left by rounds 60 and 61, round 62). Only a passive verb has an agent
 (spaCy's ``agent`` label): a noun with one, after the noun it compounds, is a past participle on that noun
 (:func:`mend_agent_noun`), so the phrase is "spare lens" and its edge "spare lens · ground by · Hester Quill".
+
+The same family the other way round: "Her paintings of the dome hang in the town hall." has no verb at all, "hang"
+tagged a noun (round 60 left "hang"; audit 56's sentence gave no edge). A sentence with no verb takes the singular noun
+after its compound, before a preposition, for its verb (:func:`mend_verbless`).
 """
 
 from __future__ import annotations
