@@ -167,6 +167,8 @@ def personal(m: Any, tok: Any) -> tuple[str, str] | None:
         # "the tools that Odran Pellew brought …, and the ledger
         return near[0]  # type: ignore[no-any-return]  # in which he recorded his first sale" (not the cider house)
     persons = [p for p in m._persons.get(start, []) if m._person(p, "NNP") and not re.search(f'["“]{re.escape(p[0])}["”]', m.doc.text)]
+    if not m._title_thing and tok.lower_ in ("her", "him"):  # a person's "He succeeded her", the sentence before
+        persons += [p for p in earlier_persons(m, tok) if m._person(p, "NNP") and p not in persons]  # no one's (round 62)
     got = m._he_she(word, m._antecedents.get(start), persons, tok)  # no name in quotes ('The name was "Sam Khok"')
     return None if not got[0] or got[1] == "TITLE" else got
 

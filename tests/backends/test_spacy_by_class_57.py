@@ -128,3 +128,14 @@ def test_a_verb_read_as_a_noun_in_a_verbless_sentence_is_its_verb(ex):
 def test_a_compounded_root_is_left_alone(ex):
     got = triples(ex, "Wenne\nWenne is a river of Germany. The river springs in a forest area near Obringhausen.")
     assert not any(r.startswith("area") for h, r, t in got), got
+
+
+def test_an_object_her_reaches_two_sentences_back_in_a_persons_passage(ex):
+    for text, doer, verb, other in (
+            ("Tobin Ashgrove\nIsmene Vartan took him on as an assistant in 1880, after he wrote to her about a comet he "
+             "had seen. He studied at night and became her deputy in 1891. He succeeded her as director in 1902.",
+             "Tobin Ashgrove", "succeeded", "Ismene Vartan"),
+            ("Karl Moss\nLena Hart hired him as a printer in 1870, after he wrote to her. He worked at night and became "
+             "her foreman. He married her in 1875.", "Karl Moss", "married", "Lena Hart")):
+        got = triples(ex, text)
+        assert (doer, verb, other) in got and (other, verb, doer) not in got, got
