@@ -293,8 +293,9 @@ def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
     """The people named two sentences before ``tok``'s, for a possessive "his"/"her" whose sentence before names no one
     who fits (round 62, the class "a 'her' whose woman is two sentences back"): "The company closed the mill after its
     owner, Ruth Dorsey, died. The apprentices moved to Selby. *Her* sister-in-law, Mara Quist, ran the inn": Ruth
-    Dorsey. Only a possessive, in a passage whose title is no person: a "he" subject reaching so far back read "Jeff
-    Bennett · wears · Curious George" and "King of West Francia · was · last monarch" (MuSiQue)."""
+    Dorsey. Read for a possessive in a passage whose title is no person, and for an object "her"/"him" that is not a
+    person title (:func:`personal`: "He studied …. He succeeded *her*"); never for a "he"/"she" subject, which so far
+    back read "Jeff Bennett · wears · Curious George" and "King of West Francia · was · last monarch" (MuSiQue)."""
     starts = sorted(s for s in m._persons if s < tok.sent.start)
     return list(m._persons[starts[-1]]) if starts else []
 
