@@ -46,8 +46,7 @@ structure of HippoRAG §3):
   writing, never X, and a "her" is never the title the text called "he"; in a person's passage "X ran the observatory.
   *He* succeeded *her*" is the title succeeding X; "The Boy Who Painted the Moon was published …"
   is one work's name (:mod:`spacy_titles`), never a node "Boy"; "a spare lens *ground* by X" (a noun with an agent)
-  is a participle on "spare lens", and "Her paintings of the dome *hang* in …" (no verb) has "hang" for its verb
-  (:mod:`spacy_participles`); a "her" owner in a thing's passage whose sentence before
+  is a participle on "spare lens" (:mod:`spacy_participles`); a "her" owner in a thing's passage whose sentence before
   names no one is a woman named two sentences back ("… its owner, Ruth Dorsey, died. The apprentices moved …. Her
   sister-in-law, Mara Quist, …").
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
@@ -72,7 +71,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_dates``        whose a verb's "in <date>" is: its subject's, its object's, or ("founded X in 1912") X's alone
 ``spacy_repair``       a name made one token where its word was read as a verb, or a firm's "and Sons" cut it
 ``spacy_titles``       a capitalised work's title with a relative clause ("The Boy Who Painted the Moon"), one name
-``spacy_participles``  a verb the tagger read as a noun ("a spare lens ground by X", "… hang in"), the verb again
+``spacy_participles``  a participle the tagger read as a noun ("a spare lens ground by X"), the participle again
 ``spacy_appositions``  a name after "the daughter of the <role noun>" the parser hung on "daughter": the role noun's
 ``spacy_names``        one passage's triples over its pieces: short names, title links
 =====================  ==============================================================
@@ -244,8 +243,7 @@ class SpacyExtractor:
     # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
     # v52: "X took him on …, after he wrote to her" the "him" writes, and a "her" is never the title the text called
     # "he"; "The Boy Who Painted the Moon" (a capitalised title with a relative clause) one name, "a spare lens ground by
-    # X" a participle on "spare lens", a thing passage's "her" owner a woman two sentences back, a verbless sentence's
-    # "… of the dome hang in" its verb (round 62)
+    # X" a participle on "spare lens", a thing passage's "her" owner a woman two sentences back (round 62)
     model_id = f"spacy-v52:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

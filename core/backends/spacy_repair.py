@@ -55,7 +55,7 @@ from typing import Any
 
 from core.backends.spacy_lists import mend_appositive, object_complement, subject_clause, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
-from core.backends.spacy_participles import mend_agent_noun, mend_verbless
+from core.backends.spacy_participles import mend_agent_noun
 from core.backends.spacy_titles import relative_titles
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -334,8 +334,6 @@ def mend_attachments(doc: Any) -> Any:
         object_complement(tok)
         subject_clause(tok)
         mend_agent_noun(tok)  # "a spare lens ground by X": a participle, not a noun (round 62)
-    for sent in list(doc.sents):  # "Her paintings of the dome hang in …": a verb, not a noun (round 62)
-        mend_verbless(sent)
     return doc
 
 

@@ -112,24 +112,6 @@ def test_a_he_and_her_in_a_song_name_no_one(ex):
     assert not any(r.startswith("die") for h, r, t in got), got
 
 
-def test_a_verb_read_as_a_noun_in_a_verbless_sentence_is_its_verb(ex):
-    for text, owner, relation, place in (
-            ("Marit Solberg\nThe painter Marit Solberg lived in Brisa Hollow from 1948 until her death in 1979. Her "
-             "paintings of the dome hang in the town hall.", "Marit Solberg", "paintings hang in", "town hall"),
-            ("Ned Carr\nNed Carr was a draughtsman. His drawings of the river hang in the Calmouth museum.", "Ned Carr",
-             "drawings hang in", "Calmouth museum"),
-            ("Sunniva Rask\nSunniva Rask was a painter. Her watercolours of the line hang in the Pass Hotel.",
-             "Sunniva Rask", "watercolours hang in", "Pass Hotel")):
-        got = triples(ex, text)
-        assert (owner, relation, place) in got, got
-        assert not any(t.endswith(" hang") or h.endswith(" hang") for h, r, t in got), got
-
-
-def test_a_compounded_root_is_left_alone(ex):
-    got = triples(ex, "Wenne\nWenne is a river of Germany. The river springs in a forest area near Obringhausen.")
-    assert not any(r.startswith("area") for h, r, t in got), got
-
-
 def test_an_object_her_reaches_two_sentences_back_in_a_persons_passage(ex):
     for text, doer, verb, other in (
             ("Tobin Ashgrove\nIsmene Vartan took him on as an assistant in 1880, after he wrote to her about a comet he "
