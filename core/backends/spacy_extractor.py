@@ -43,8 +43,8 @@ structure of HippoRAG §3):
   that telescope" and a person's "The looms" are not the title; "the archive" after "a new archive building" is that
   building; a dative giving's date is no date of its object; "born in X, the daughter of …" is the person's.
 * **A pronoun pair, a title with a clause** (round 62): "X took *him* on …, after *he* wrote to her" is the "him"
-  writing, never X, and a "her" is never the title the text called "he"; in a person's passage "X ran the observatory.
-  *He* succeeded *her*" is the title succeeding X; "The Boy Who Painted the Moon was published …"
+  writing, never X, and a "her" is never the title the text called "he" ("He studied … and became *her* deputy. He
+  succeeded *her*": the woman named before); "The Boy Who Painted the Moon was published …"
   is one work's name (:mod:`spacy_titles`), never a node "Boy"; "a spare lens *ground* by X" (a noun with an agent)
   is a participle on "spare lens" (:mod:`spacy_participles`); a "her" owner in a thing's passage whose sentence before
   names no one is a woman named two sentences back ("… its owner, Ruth Dorsey, died. The apprentices moved …. Her

@@ -290,12 +290,11 @@ class _Mentions:
                 and prev[0] != cb and prev[0][0] not in self._gender and self._sex_fits(cb[0], word):
             return cb  # type: ignore[no-any-return]
         titled = bool(self.title) and self._sex_fits(self.title or "", word) and self._title_person()
-        pair = pr.other_in_clause(self, tok, word)  # "Ismene Vartan ran the observatory. He succeeded her" (round 62)
         if prev is not None and prev[1] == "TITLE":
             if titled:
                 return prev[0]
         elif prev is not None and not prev[1].startswith("PRON:") and self._person(*prev) and self._sex_fits(
-                prev[0][0], word) and not (pair and prev[0][0] not in self._gender):  # she is the "her"
+                prev[0][0], word):
             return prev[0]
         own = ("his", "him", "himself") if word == "he" else ("her", "herself")
         if titled and (self._gender.get(self.title or "") == word or (tok is not None and any(
@@ -304,7 +303,7 @@ class _Mentions:
         poss = tok is not None and tok.dep_ == "poss" and not self._title_person()  # round 62: "… Ruth Dorsey, died.
         further = pr.earlier_persons(self, tok) if poss else []  # The apprentices moved …. Her sister-in-law, X, …"
         for p in persons + further:  # a place the text named later ("moved to X … at X") is no one (audit 56)
-            if self._sex_fits(p[0], word) and self._person(p, "NNP") and not (pair and p[0] not in self._gender):
+            if self._sex_fits(p[0], word) and self._person(p, "NNP"):
                 return p
         if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one
             return self.title, "TITLE"

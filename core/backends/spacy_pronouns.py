@@ -299,17 +299,3 @@ def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
     starts = sorted(s for s in m._persons if s < tok.sent.start)
     return list(m._persons[starts[-1]]) if starts else []
 
-
-def other_in_clause(m: Any, tok: Any, word: str) -> bool:
-    """Whether the clause of the "he"/"she" subject ``tok`` holds the other pronoun as an object or owner ("He succeeded
-    *her*", "She married *him*"): the sentence before's subject whose gender the text never gave is then that other
-    one, not ``tok`` (round 62, the class "a pronoun pair read the wrong way round": "Ismene Vartan ran the observatory.
-    He succeeded her" read "Ismene Vartan · succeeded · Tobin Ashgrove"). Not where the text called the title the
-    other pronoun: that one is the title ("Lena Hart … She was born … Karl Moss ran a club. He hired her": Karl); only
-    in a person's passage, whose title the "he" then is."""
-    other = "she" if word == "he" else "he"
-    if tok is None or word not in ("he", "she") or tok.dep_ not in ("nsubj", "nsubjpass") or (
-            m._gender.get(m.title or "") == other) or not m._title_person():  # a song's "he … without her" (MuSiQue)
-        return False
-    forms = ("her", "herself") if word == "he" else ("him", "his", "himself")
-    return any(t.lower_ in forms and t.tag_ in ("PRP", "PRP$") for t in tok.head.subtree if t.i > tok.i)

@@ -94,14 +94,12 @@ def test_a_her_reaches_a_person_two_sentences_back_where_none_is_nearer(ex):
 
 def test_he_and_her_in_one_clause_are_two_people(ex):
     for text, doer, verb, other in (
-            ("Tobin Ashgrove\nTobin Ashgrove was an astronomer. Ismene Vartan ran the observatory in 1890. He succeeded "
-             "her as director in 1902.", "Tobin Ashgrove", "succeeded", "Ismene Vartan"),
-            ("Karl Moss\nKarl Moss was a printer. Lena Hart ran a press in York. He joined her in 1870 and married her "
-             "in 1872.", "Karl Moss", "joined", "Lena Hart"),
-            ("Lena Hart\nLena Hart was a singer. Karl Moss ran a club in Oslo. She joined him in 1950.", "Lena Hart",
-             "joined", "Karl Moss"),
             ("Lena Hart\nLena Hart was a singer. She was born in Lund. Karl Moss ran a club in Oslo. He hired her in "
-             "1950.", "Karl Moss", "hired", "Lena Hart")):
+             "1950.", "Karl Moss", "hired", "Lena Hart"),
+            ("Karl Vint\nKarl Vint was a sailor. His captain, Ida Roe, trusted him. She promoted him in 1880 after he "
+             "saved her ship.", "Ida Roe", "promoted", "Karl Vint"),
+            ("Anna Brook\nAnna Brook was a violinist. Her teacher was Paul Wren. He gave her lessons in Vienna. She "
+             "married him in 1901.", "Anna Brook", "married", "Paul Wren")):
         got = triples(ex, text)
         assert (doer, verb, other) in got and (other, verb, doer) not in got, got
 
