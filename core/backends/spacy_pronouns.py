@@ -286,7 +286,10 @@ def other_sex_title(m: Any, tok: Any) -> bool:
     sub = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None) if verb is not None else None
     other = sub is not None and sub.tag_ == "PRP" and sub.lower_ == ("he" if word == "she" else "she") and (
         m._title_person())  # a song's "without her, he would die": no person title, no one (MuSiQue)
-    return m._gender.get(m.title, word) != word or (other and m.mention(sub) == (m.title, "TITLE"))
+    said = m._gender.get(m.title, word)  # only a "he" before it that is the title ("Tom Kell, her brother, visited
+    called = said != word and any(t.lower_ == said and t.tag_ == "PRP" and t.dep_ in ("nsubj", "nsubjpass") and (  # her.
+        m.mention(t) == (m.title, "TITLE")) for t in m.doc[:tok.i])  # He …": a later "he" may be misread)
+    return called or (other and m.mention(sub) == (m.title, "TITLE"))
 
 
 def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:

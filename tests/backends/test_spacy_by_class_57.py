@@ -119,3 +119,9 @@ def test_an_object_her_reaches_two_sentences_back_in_a_persons_passage(ex):
              "her foreman. He married her in 1875.", "Karl Moss", "married", "Lena Hart")):
         got = triples(ex, text)
         assert (doer, verb, other) in got and (other, verb, doer) not in got, got
+
+
+def test_a_her_stays_the_title_where_no_he_before_it_was_the_title(ex):
+    got = triples(ex, "Ruth Kell\nRuth Kell was a nurse. Tom Kell, her brother, visited her in 1915. He brought her "
+                      "letters from home.")
+    assert ("Tom Kell", "brother of", "Ruth Kell") in got and ("Tom Kell", "visited", "Ruth Kell") in got, got
