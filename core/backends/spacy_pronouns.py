@@ -300,5 +300,8 @@ def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
     person title (:func:`personal`: "He studied …. He succeeded *her*"); never for a "he"/"she" subject, which so far
     back read "Jeff Bennett · wears · Curious George" and "King of West Francia · was · last monarch" (MuSiQue)."""
     starts = sorted(s for s in m._persons if s < tok.sent.start)
-    return list(m._persons[starts[-1]]) if starts else []
+    named = {p for s in m._persons if s <= tok.sent.start for p in m._persons[s] if m._person(p, "NNP")}
+    # only the one person the passage named before it ("… run by Ada Voss …. Then Tom Hale bought it. … Her daughter":
+    # two people, no one; a probe read "Lena Morr · daughter of · Tom Hale")
+    return list(m._persons[starts[-1]]) if starts and len(named) == 1 else []
 

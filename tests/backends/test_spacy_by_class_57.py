@@ -125,3 +125,9 @@ def test_a_her_stays_the_title_where_no_he_before_it_was_the_title(ex):
     got = triples(ex, "Ruth Kell\nRuth Kell was a nurse. Tom Kell, her brother, visited her in 1915. He brought her "
                       "letters from home.")
     assert ("Tom Kell", "brother of", "Ruth Kell") in got and ("Tom Kell", "visited", "Ruth Kell") in got, got
+
+
+def test_a_her_two_sentences_back_needs_one_person_named_before(ex):
+    got = triples(ex, "Tarn Brewery\nThe brewery was run by Ada Voss until 1950. Then Tom Hale bought it. The brewers "
+                      "went to Ostby in 1951. Her daughter Lena Morr kept the shop at Ostby.")
+    assert not any(h == "Lena Morr" and r == "daughter of" for h, r, t in got), got
