@@ -869,6 +869,10 @@ def _gold_note(ws: Workspace) -> tuple[str, bool]:
         return f"Its questions file could not be read: {error_text(exc)}", True
 
 
+#: How many narrowed gold titles the build's note names (the rest are counted).
+NAMED_TITLES = 12
+
+
 def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
     """What the gold of titles that are several passages here is ("" when no gold title is): a supporting fact
     ``[title, sentence]`` names the passage holding that sentence, counted from 0 across the document (said with
@@ -901,9 +905,11 @@ def split_titles_note(questions: list[Any], graph: GraphLike) -> str:
                      "format, above).")
     answered = list(dict.fromkeys(t for q in questions for t in getattr(q, "answer_titles", ())))
     if answered:  # audit 56: the answer stood in one passage of a title-only gold, and any passage counted as found
-        some = ", ".join(f"“{t}”" for t in answered[:3])
+        # named, not cut at three with "…" (audit 57 could not tell which titles were narrowed)
+        some = ", ".join(f"“{t}”" for t in answered[:NAMED_TITLES])
+        more = f" and {len(answered) - NAMED_TITLES} more" if len(answered) > NAMED_TITLES else ""
         notes.append(f"Gold titles given without a sentence whose gold answer stands in only some of their passages: "
-                     f"{some}{' …' if len(answered) > 3 else ''}. For each, the passages that hold the answer are the "
+                     f"{some}{more}. For each, the passages that hold the answer are the "
                      "gold (the others do not count as finding it).")
     return " ".join(notes)
 

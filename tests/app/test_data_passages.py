@@ -95,3 +95,21 @@ def test_a_supporting_fact_on_a_split_document_names_the_passage_of_its_sentence
                             [FILES["birch.txt"][0]]]
         else:
             assert [len(g) for g in gold] == [1, 1, 1, 1]
+
+
+def test_every_narrowed_gold_title_is_named_up_to_a_dozen() -> None:
+    """Audit 57: the build's note cut its list of title-only golds narrowed to the answer's passages at three, with
+    "…": which titles were narrowed could not be told. Up to :data:`NAMED_TITLES` are named, the rest counted."""
+    from types import SimpleNamespace
+
+    from components.data_view import NAMED_TITLES, split_titles_note
+
+    def note(n: int) -> str:
+        qs = [SimpleNamespace(split_facts=(), whole_titles=(), gold_chunks=(), answer_titles=(f"Title {i}",))
+              for i in range(n)]
+        return split_titles_note(qs, SimpleNamespace(chunk=lambda cid: None))
+
+    five = note(5)
+    assert all(f"“Title {i}”" in five for i in range(5)) and "…" not in five and "more" not in five
+    many = note(NAMED_TITLES + 3)
+    assert f"“Title {NAMED_TITLES - 1}”" in many and f"“Title {NAMED_TITLES}”" not in many and "and 3 more" in many
