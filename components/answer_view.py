@@ -150,6 +150,9 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
         st.caption(text + (f" · {md_escape(cache)}" if cache else ""))
         return note
     st.caption(note_caption(note.label, note.how))
+    reread = reread_line(result)
+    if reread:
+        st.caption(md_escape(reread))
     budget = own_budget_line(result)
     if budget:
         st.caption(md_escape(budget))
@@ -158,6 +161,21 @@ def answer_note(result: Any, *, compact: bool = False, said: bool = False) -> An
     for limit in note.limits:
         st.warning(md_escape(limit), icon=":material/info:")
     return note
+
+
+def reread_line(result: Any) -> str:
+    """Without an LLM: the question as the extractive answer also read it, a description in it replaced by the entity
+    a retrieved sentence resolved it to (:mod:`core.methods.bridges`); "" when it read none. Audit 57 found the
+    re-read questions only in the trace's JSON."""
+    from core.methods.evidence.formats import answering_steps
+
+    steps = answering_steps(result.trace)
+    picked = (steps[-1].data.extractive or {}) if steps else {}
+    bridges = [str(b) for b in picked.get("bridges") or () if b]
+    if not bridges:
+        return ""
+    return ("No LLM: the question was also read with what a retrieved sentence names for its description — "
+            + "; ".join(bridges) + ". The sentence picked scores the better of the two readings.")
 
 
 def own_budget_line(result: Any) -> str:

@@ -450,3 +450,16 @@ def _walk(node):
         yield child
         yield from _walk(child)
 
+
+
+def test_the_question_as_the_no_llm_answer_re_read_it_is_said_under_the_answer(home: Path) -> None:
+    """Audit 57 found the re-read questions (a description replaced by the entity a retrieved sentence names) only in
+    the trace's JSON: without an LLM, the Ask page says under the answer how the question was also read."""
+    at = run_page("pages/bubble_ask.py")
+    at.text_input(key=_q("ask")).input("When did Lothair II's mother die?").run()
+    _ok(at)
+    said = [plain(c.value) for c in at.caption if plain(c.value).startswith("No LLM: the question was also read")]
+    assert said and "question read as: When did Ermengarde of Tours die?" in said[0], [c.value for c in at.caption]
+    at.text_input(key=_q("ask")).input(DEMO_QUESTION).run()  # none re-read on the demo's own question: no line
+    _ok(at)
+    assert not [c for c in at.caption if plain(c.value).startswith("No LLM: the question was also read")]
