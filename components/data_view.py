@@ -493,6 +493,11 @@ def create_upload_ui(act: Active) -> None:
     if title:  # an audit's "Kestrel Peak" was refused for its space: the folder takes "-", the title the name
         st.caption(f"Saved in the folder “{md_escape(name)}”, titled “{md_escape(typed)}”.")
     st.caption(SHARED_WORKSPACES_NOTE)
+    # a name already taken, said as it is typed (audit 57 learnt it only after the click), the button off meanwhile
+    taken = bool(files) and name in {i.name for i in list_workspaces()}
+    if taken:
+        st.warning(f"A workspace named “{md_escape(name)}” already exists: pick another name (Build stays off until "
+                   "then).", icon=":material/edit:")
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
     # how long the build will take, said before the click (audit 55 built a 2-MB one-line file, 1,743 passages and
@@ -509,7 +514,7 @@ def create_upload_ui(act: Active) -> None:
         st.caption(f"Expected build time: about {workspaces.about(est[0])} ({md_escape(est[1])}).")
     if est is not None and est[2]:
         st.warning(md_escape(est[2]), icon=":material/text_snippet:")
-    clicked = st.button(label, key=S.DATA_BUILD, type="primary", disabled=bool(blocked),
+    clicked = st.button(label, key=S.DATA_BUILD, type="primary", disabled=bool(blocked) or taken,
                         help=f"Off until what is named above is fixed: {md_escape(blocked)}" if blocked else None)
     if blocked:
         st.caption(f":material/block: Nothing can be built until what is named above is removed or fixed: "

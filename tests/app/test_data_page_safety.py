@@ -68,9 +68,10 @@ def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home:
         create_workspace([home / "other.csv"], home / "workspaces" / "mine")
     at2 = run_page("pages/data.py")
     at2.file_uploader(key=S.DATA_UPLOADS).set_value(("other.csv", b"head,relation,tail\nA,b,C\n", "text/csv"))
-    at2.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine")
-    at2.button(key=S.DATA_BUILD).click().run()
-    assert any("A workspace named “mine” already exists" in plain(e.value) for e in at2.error)
+    at2.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("mine").run()
+    # said as the name is typed, the button off (audit 57 learnt of the clash only after the click)
+    assert any("A workspace named “mine” already exists" in plain(w.value) for w in at2.warning)
+    assert at2.button(key=S.DATA_BUILD).disabled  # (AppTest refuses a click on it, as a browser does)
     assert Workspace.open(home / "workspaces" / "mine").graph.content_hash == first
 
 
