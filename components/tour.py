@@ -1193,9 +1193,12 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
     detail = getattr(result, "answer_detail", None)  # the match the answer was read from, and the pick's rule
     read_from = getattr(detail, "subgraph", None)
     pick = getattr(detail, "pick", None)
+    # who chose the answer: the LLM, or (without one, or where its answer was unusable) the no-LLM rule; audit 57's
+    # no-LLM step spoke of "the model"
+    chooser = "the model" if getattr(detail, "by", "") == "llm" else "the rule"
     return lambda gold: sgrag_lines(nodes, qg.edges, subgraphs, str(result.answer or ""), gold,
                                     fallback=bool(result.assembly.fallback), read_from=read_from,
-                                    rule=_short_rule(pick), question=str(result.query or ""))
+                                    rule=_short_rule(pick), question=str(result.query or ""), chooser=chooser)
 
 
 def _short_rule(pick: Any) -> str:

@@ -24,7 +24,7 @@ def granker_lines(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, t
 
     ``rows`` are ``(title, plain rank, GRanker rank, gold)`` per candidate (ranks 1-based). The lines say where each
     gold item ranked in each ranking and whether GRanker moved the gold up or down ("Hugo Weaving 6 → not in the top
-    10"), what rose to GRanker's top 3 instead, and why smoothing can do that (FastInsight §3.3, Algorithm 2 L6:
+    10"), GRanker's top 3 against the plain one (:func:`top3_line`), and why smoothing can do that (FastInsight §3.3, Algorithm 2 L6:
     H′ = (1−α)H + αPH). Gold items outside the top ``top`` of both rankings are counted, not listed.
 
     >>> rows = [("A", 1, 2, False), ("B", 2, 1, False), ("G", 3, 12, True), ("C", 4, 3, False)]
@@ -55,10 +55,7 @@ def granker_lines(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, t
                f"{units} into view."]
     else:
         out = [f"GRanker (α = {alpha:g}) {verdict} on this question: {', '.join(moves)}{aside}."]
-    top3 = sorted(rows, key=lambda r: r[2])[:3]
-    names = ", ".join(f"{t}{' ✓' if g else ''} (plain {p})" for t, p, _k, g in top3)
-    gold_top = sum(r[3] for r in top3)
-    out.append(f"GRanker's top 3 instead: {names}" + (": no gold among them." if not gold_top else "."))
+    out.append(top3_line(rows))
     if unit == "node":  # an audit saw Compare's R@5 = 100 for FastInsight beside "no gold among them" here
         out.append("Compare's R@5 counts passages, not nodes: the ranked nodes' passages, repeats dropped, so its top 5 "
                    "passages can come from the top 10 nodes or more, and hold every gold passage while no gold node "
@@ -68,6 +65,28 @@ def granker_lines(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, t
                f"{unit} whose neighbours score high rises with them (a cluster of one other topic lifts itself), and "
                f"a gold {unit} whose neighbours score low is pulled down.")
     return out
+
+
+def top3_line(rows: Sequence[tuple[str, int, int, bool]]) -> str:
+    """GRanker's top 3 against the plain reranker's: kept (the same items, whatever their order), or which rose into
+    it and which it pushed out. Audit 57 read "GRanker's top 3 instead: … (plain 1), (plain 2), (plain 3)" of the
+    plain top 3 itself.
+
+    >>> top3_line([("A", 1, 2, False), ("B", 2, 1, False), ("C", 3, 3, False), ("G", 4, 4, True)])
+    "GRanker kept the plain reranker's top 3, in another order: B (plain 2), A (plain 1), C (plain 3): no gold among them."
+    >>> top3_line([("A", 1, 1, False), ("B", 2, 4, False), ("G", 5, 2, True), ("C", 3, 3, False)])
+    "GRanker's top 3: A (plain 1), G ✓ (plain 5), C (plain 3) — G rose into it, B (plain 2) fell to rank 4."
+    """
+    ours = sorted(range(len(rows)), key=lambda i: rows[i][2])[:3]
+    theirs = sorted(range(len(rows)), key=lambda i: rows[i][1])[:3]
+    names = ", ".join(f"{rows[i][0]}{' ✓' if rows[i][3] else ''} (plain {rows[i][1]})" for i in ours)
+    none = ": no gold among them." if not any(rows[i][3] for i in ours) else "."
+    if set(ours) == set(theirs):
+        order = "" if ours == theirs else ", in another order"
+        return f"GRanker kept the plain reranker's top 3{order}: {names}{none}"
+    rose = [rows[i][0] for i in ours if i not in theirs]
+    fell = [f"{rows[i][0]} (plain {rows[i][1]}) fell to rank {rows[i][2]}" for i in theirs if i not in ours]
+    return f"GRanker's top 3: {names} — {and_list(rose)} rose into it, {and_list(fell)}{none}"
 
 
 def granker_headline(rows: Sequence[tuple[str, int, int, bool]], alpha: float, *, top: int = TOP,
@@ -123,15 +142,44 @@ class QueryNode:
 
     @property
     def name(self) -> str:
-        """“Keanu Reeves”, or “UNK q4 (the main villain)” from the first part of its description."""
+        """“Keanu Reeves”, or the unknown “the main villain” from the first part of its description (one of several
+        unknowns: :func:`node_names`)."""
         if not self.unknown:
             return f"“{self.label}”"
-        return f"UNK {self.id}" + (f" ({self.what})" if self.what else "")
+        return f"the unknown “{self.what}”" if self.what else "the unknown"
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def node_names(nodes: Sequence[QueryNode]) -> dict[str, str]:
+    """Each query node as a lesson line reads it aloud, by id: an entity by its label, an unknown by what its
+    description says it stands for, never by its id (audit 57: a class cannot read "UNK q3 (the main villain)"). Only
+    unknowns that read alike (the same description, or none) are told apart, by their place in the query graph.
+
+    >>> ns = [QueryNode("q0", "UNK", "The date"), QueryNode("q1", "Lothair II"), QueryNode("q2", "UNK", "A person"),
+    ...       QueryNode("q3", "UNK", "a person: his mother")]
+    >>> node_names(ns)
+    {'q0': 'the unknown “the date”', 'q1': '“Lothair II”', 'q2': 'the first unknown “a person”', 'q3': 'the second unknown “a person”'}
+    """
+    out = {n.id: n.name for n in nodes}
+    alike: dict[str, list[QueryNode]] = {}
+    for n in nodes:
+        if n.unknown:
+            alike.setdefault(n.what.lower(), []).append(n)
+    for what, same in alike.items():
+        if len(same) < 2:
+            continue
+        for k, n in enumerate(same):
+            nth = ORDINALS[k] if k < len(ORDINALS) else f"{k + 1}th"
+            out[n.id] = f"the {nth} unknown" + (f" “{n.what}”" if what else "")
+    return out
 
 
 def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
                 subgraphs: Sequence[Mapping[str, str]], answer: str, gold_answers: Sequence[str], *,
-                fallback: bool = False, read_from: int | None = None, rule: str = "", question: str = "") -> list[str]:
+                fallback: bool = False, read_from: int | None = None, rule: str = "", question: str = "",
+                chooser: str = "the model") -> list[str]:
     """What SG-RAG's own stages did on one question: what its query graph joined to what, which UNK of which matched
     subgraph the answer came from, and whether the gold answer was bound anywhere (and to which UNK).
 
@@ -139,31 +187,34 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
     is a sentence holding a binding (SG-RAG without an LLM, :mod:`core.methods.sgrag.answer_typing`) was picked among
     all matches' passages, not read off match #1: the line says so, with the pick's ``rule`` when given and the match
     ``read_from`` (0-based, as the answer step recorded it) when given, else the first match whose UNK it names.
+    ``chooser`` is what chose the answer, as the lines name it: "the model", or "the rule" on a run without an LLM
+    (audit 57: the no-LLM step's lesson spoke of a model's choice). Each query node is named by :func:`node_names`.
 
     >>> ns = [QueryNode("q1", "Keanu Reeves"), QueryNode("q2", "UNK", "The movie: starring him"),
     ...       QueryNode("q3", "UNK", "The main villain")]
     >>> sgrag_lines(ns, [("q1", "q3"), ("q2", "q3")], [{"q1": "Keanu Reeves", "q2": "Hugo Weaving",
     ...             "q3": "Agent Smith"}], "Agent Smith", ["Hugo Weaving"])[1]
-    'The answer “Agent Smith” is what UNK q3 (the main villain) became in the rank-1 matched subgraph (of 1); there UNK q2 (the movie) became “Hugo Weaving”. It is not the gold answer, “Hugo Weaving”.'
+    'The answer “Agent Smith” is what the unknown “the main villain” became in the rank-1 matched subgraph (of 1); there the unknown “the movie” became “Hugo Weaving”. It is not the gold answer, “Hugo Weaving”.'
     """
     by_id = {n.id: n for n in nodes}
+    name = node_names(nodes)
     out = []
     if edges:
         hub = max(by_id, key=lambda q: (sum(q in e for e in edges), -list(by_id).index(q)))
         spokes = [b if a == hub else a for a, b in edges if hub in (a, b)]
-        others = [f"{by_id[a].name} – {by_id[b].name}" for a, b in edges if hub not in (a, b) and a in by_id
+        others = [f"{name[a]} – {name[b]}" for a, b in edges if hub not in (a, b) and a in by_id
                   and b in by_id]
-        line = (f"The query graph joins {and_list([by_id[q].name for q in spokes if q in by_id])} to "
-                f"{by_id[hub].name}" + (f", and {and_list(others)}" if others else "") + ".")
+        line = (f"The query graph joins {and_list([name[q] for q in spokes if q in by_id])} to "
+                f"{name[hub]}" + (f", and {and_list(others)}" if others else "") + ".")
         near = misplaced_hub(by_id, hub, spokes, question)
         if near:  # in the first line, which opens the tour's page: folded under it, an audit's class never saw why;
             # said plainly first (audit 53 read "the two UNKs are swapped" after the joins twice before it made sense)
-            who = and_list([by_id[u].name for u in spokes if u in by_id and not by_id[u].unknown])
-            line = (f"The query graph swapped its two unknowns: the question puts {who} with {by_id[near].name}, "
-                    f"the graph joins them to {by_id[hub].name}. So the matching looks for {by_id[hub].what or f'UNK {hub}'} where "
-                    f"{by_id[near].what or f'UNK {near}'} should be, and the other way round.")
+            who = and_list([name[u] for u in spokes if u in by_id and not by_id[u].unknown])
+            line = (f"The query graph swapped its two unknowns: the question puts {who} with {name[near]}, "
+                    f"the graph joins them to {name[hub]}. So the matching looks for {by_id[hub].what or name[hub]} where "
+                    f"{by_id[near].what or name[near]} should be, and the other way round.")
         elif len(spokes) > 1:
-            line += (f" Every path between the question's entities runs through {by_id[hub].name}: that is what the "
+            line += (f" Every path between the question's entities runs through {name[hub]}: that is what the "
                      "matching looks for in the graph.")
         out.append(line)
     else:
@@ -183,22 +234,22 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
         if not _norm(answer):
             out.append("SG-RAG gave no answer.")
         elif hit is None:
-            out.append(f"The answer “{answer.strip()}” is bound to no UNK of the {n} matched subgraph"
-                       f"{'s' if n > 1 else ''}: the model did not take it from the matches.")
+            out.append(f"The answer “{answer.strip()}” is bound to no unknown of the {n} matched subgraph"
+                       f"{'s' if n > 1 else ''}: {chooser} did not take it from the matches.")
         else:
             i, q = hit
             if read_from is not None and 0 <= read_from < n:
                 i, q = read_from, next((u for u in unks if u in subgraphs[read_from]
                                         and _same(subgraphs[read_from][u], answer)), q)
-            there = [f"{by_id[u].name} became “{subgraphs[i][u]}”" for u in unks if u != q and u in subgraphs[i]]
+            there = [f"{name[u]} became “{subgraphs[i][u]}”" for u in unks if u != q and u in subgraphs[i]]
             if q in subgraphs[i] and _norm(subgraphs[i][q]) != _norm(answer):  # a sentence holding the binding
                 how = rule.rstrip(". ") or "the no-LLM rule (the sentence that best matches the question)"
                 out.append(f"The answer sentence “{answer.strip()}” comes from match #{i + 1} of {n}, where "
-                           f"{by_id[q].name} became “{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "")
+                           f"{name[q]} became “{subgraphs[i][q]}”" + (f" and {and_list(there)}" if there else "")
                            + f"; {how} picked it among all {n} matches' passages" + (" (not match #1)." if i else ".")
                            + _holds(answer, gold_answers))
             else:
-                out.append(f"The answer “{answer.strip()}” is what {by_id[q].name} became in the rank-{i + 1} matched "
+                out.append(f"The answer “{answer.strip()}” is what {name[q]} became in the rank-{i + 1} matched "
                            f"subgraph (of {n})" + (f"; there {and_list(there)}" if there else "") + "."
                            + wrong_by(answer, gold_answers))
         gold = next(((i, q, sg[q]) for i, sg in enumerate(subgraphs) for q in unks if q in sg
@@ -208,13 +259,13 @@ def sgrag_lines(nodes: Sequence[QueryNode], edges: Sequence[tuple[str, str]],
         if (m is not None and m.kind in RIGHT) or (gold is not None and hit is not None and gold[:2] == hit):
             pass  # right, or the answer sentence holds the gold binding its match was named by (said above)
         elif gold is None:
-            out.append(f"The gold answer “{g0}” is bound to no UNK of the matched subgraphs: the matching never "
+            out.append(f"The gold answer “{g0}” is bound to no unknown of the matched subgraphs: the matching never "
                        "reached it.")
         else:
             i, q, _v = gold
             same = hit is not None and hit[1] != q
-            out.append(f"The gold answer “{g0}” was there: {by_id[q].name} became it in the rank-{i + 1} subgraph"
-                       + (f" — the model read the answer from the other UNK, {by_id[hit[1]].name}." if same and hit
+            out.append(f"The gold answer “{g0}” was there: {name[q]} became it in the rank-{i + 1} subgraph"
+                       + (f" — {chooser} read the answer from the other unknown, {name[hit[1]]}." if same and hit
                           else "."))
     return out
 

@@ -4,6 +4,8 @@ extractive answer beside them — and a lesson without runs or without a gold an
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from core.errors import ConfigError
@@ -287,14 +289,14 @@ def test_sgrag_lines_name_the_unk_the_answer_and_the_gold_answer_came_from() -> 
     subs = [{"q1": "Keanu Reeves", "q2": "Laurence Fishburne", "q3": "Agent Smith", "q4": "The Matrix"},
             {"q1": "Keanu Reeves", "q2": "Laurence Fishburne", "q3": "Hugo Weaving", "q4": "The Matrix"}]
     joined, answer, gold = sgrag_lines(nodes, edges, subs, "Agent Smith", ["Hugo Weaving"])
-    assert joined.startswith("The query graph joins “Keanu Reeves”, “Laurence Fishburne” and UNK q3 (the movie) to "
-                             "UNK q4 (the main villain).")
-    assert answer.startswith("The answer “Agent Smith” is what UNK q3 (the movie) became in the rank-1 matched "
-                             "subgraph (of 2); there UNK q4 (the main villain) became “The Matrix”")
-    assert gold.startswith("The gold answer “Hugo Weaving” was there: UNK q3 (the movie) became it in the rank-2")
+    assert joined.startswith("The query graph joins “Keanu Reeves”, “Laurence Fishburne” and the unknown “the movie” "
+                             "to the unknown “the main villain”.")
+    assert answer.startswith("The answer “Agent Smith” is what the unknown “the movie” became in the rank-1 matched "
+                             "subgraph (of 2); there the unknown “the main villain” became “The Matrix”")
+    assert gold.startswith("The gold answer “Hugo Weaving” was there: the unknown “the movie” became it in the rank-2")
     # a right answer: no gold line; a typed answer no UNK holds; no match at all
     assert len(sgrag_lines(nodes, edges, subs, "Hugo Weaving", ["Hugo Weaving"])) == 2
-    assert "is bound to no UNK" in sgrag_lines(nodes, edges, subs, "Neo", ["Hugo Weaving"])[1]
+    assert "is bound to no unknown" in sgrag_lines(nodes, edges, subs, "Neo", ["Hugo Weaving"])[1]
     assert "fell back" in sgrag_lines(nodes, edges, [], "Neo", ["Hugo Weaving"], fallback=True)[1]
 
 
@@ -380,13 +382,13 @@ def test_sgrag_lines_say_why_a_sentence_answer_comes_from_a_lower_match() -> Non
     assert "picked it among all 3 matches' passages (not match #1)" in line, line
     # ... and says it holds the gold answer, in the lines a class sees, not only in the fold's title (audit 54)
     assert line.endswith(" It holds the gold answer, “20 March 851”."), line
-    assert "comes from match #3 of 3, where UNK q0 (the date) became “20 March 851”" in line, line  # not #2, naming
+    assert "comes from match #3 of 3, where the unknown “the date” became “20 March 851”" in line, line  # not #2, naming
     # only the mother
     assert len(sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"])) == 2  # its match's binding: no gold line
     told = sgrag_lines(nodes, edges, subs, sentence, ["20 March 851"], read_from=2, rule="the reranker X")[1]
     assert "comes from match #3 of 3" in told and "; the reranker X picked it among all 3" in told, told
     # a binding given as the answer is still read off its match
-    assert "is what UNK q0 (the date) became in the rank-1" in sgrag_lines(nodes, edges, subs, "29 September 855", [])[1]
+    assert "is what the unknown “the date” became in the rank-1" in sgrag_lines(nodes, edges, subs, "29 September 855", [])[1]
 
 
 def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wrong_unk():
@@ -403,9 +405,9 @@ def test_the_sgrag_lesson_says_when_the_query_graph_joins_the_entities_to_the_wr
     # in the query graph's line, the first of the two that open the tour's page (folded below them, an audit's class
     # never read it), in place of the "every path runs through" sentence
     # said plainly, the swap first (audit 53 read the joins, then "the two UNKs are swapped", twice before it made sense)
-    assert lines[0] == ("The query graph swapped its two unknowns: the question puts “Ada Vane” and “Bo Lund” with UNK "
-                        "q3 (the film), the graph joins them to UNK q4 (the director). So the matching looks for the "
-                        "director where the film should be, and the other way round."), lines[0]
+    assert lines[0] == ("The query graph swapped its two unknowns: the question puts “Ada Vane” and “Bo Lund” with the "
+                        "unknown “the film”, the graph joins them to the unknown “the director”. So the matching looks "
+                        "for the director where the film should be, and the other way round."), lines[0]
     assert "Every path" not in lines[0]
     # the answer line says a wrong answer is not the gold one (an audit's class was left with "Agent Smith" standing)
     wrong = sgrag_lines(nodes, swapped, subs, "Rhea Dunn", ["Glass Harbour"], question=question)[1]
@@ -458,3 +460,57 @@ def test_the_granker_headline_counts_the_moves_its_lines_list():
     rows = [("A", 1, 2, False), ("G", 3, 12, True), ("H", 9, 4, True), ("K", 40, 30, True), ("L", 50, 60, True)]
     head, first = granker_headline(rows, 0.2), granker_lines(rows, 0.2)[0]
     assert head.endswith("— 1 moved up, 1 down.") and "moved 1 gold node up and 1 down" in first, (head, first)
+
+
+def test_the_sgrag_lines_name_unknowns_by_what_they_stand_for_never_by_id() -> None:
+    """Audit 57: the SG-RAG lessons read "UNK q3 (the main villain) became …", "UNK q0 … q2" — a class cannot read
+    that aloud. An unknown is "the unknown “the main villain”"; two that read alike are told apart by their place."""
+    from core.eval.method_lessons import QueryNode, sgrag_lines
+
+    nodes = [QueryNode("q1", "Keanu Reeves"), QueryNode("q3", "UNK", "The movie: starring him"),
+             QueryNode("q4", "UNK", "The main villain: a character")]
+    edges = [("q1", "q4"), ("q3", "q4")]
+    subs = [{"q1": "Keanu Reeves", "q3": "Agent Smith", "q4": "The Matrix"},
+            {"q1": "Keanu Reeves", "q3": "Hugo Weaving", "q4": "The Matrix"}]
+    for answer in ("Agent Smith", "Neo", "Hugo Weaving"):
+        lines = sgrag_lines(nodes, edges, subs, answer, ["Hugo Weaving"], question="Who played the main villain?")
+        assert not any(re.search(r"\bUNK\b|\bq\d\b", x) for x in lines), lines
+    _joined, answer, gold = sgrag_lines(nodes, edges, subs, "Agent Smith", ["Hugo Weaving"])
+    assert "is what the unknown “the movie” became" in answer and "there the unknown “the main villain” became" in answer
+    assert "— the model read the answer from the other unknown" not in gold  # the same unknown held both
+    # two unknowns of one description: the first and the second, in the query graph's order
+    twins = [QueryNode("q0", "UNK", "A person"), QueryNode("q1", "Lothair II"), QueryNode("q2", "UNK", "a person")]
+    lines = sgrag_lines(twins, [("q1", "q2"), ("q2", "q0")], [{"q0": "X", "q1": "Lothair II", "q2": "Y"}], "X", ["Y"])
+    assert "is what the first unknown “a person” became" in lines[1], lines
+    assert "the second unknown “a person” became" in lines[1] + lines[2], lines
+    assert not any(re.search(r"\bUNK\b|\bq\d\b", x) for x in lines), lines
+
+
+def test_an_sgrag_lesson_without_an_llm_speaks_of_the_rule_not_a_model() -> None:
+    """Audit 57: the no-LLM SG-RAG step's lesson spoke of "the model"; the answer there was chosen by a rule."""
+    from core.eval.method_lessons import QueryNode, sgrag_lines
+
+    nodes = [QueryNode("q1", "Keanu Reeves"), QueryNode("q3", "UNK", "The movie"), QueryNode("q4", "UNK", "The villain")]
+    subs = [{"q1": "Keanu Reeves", "q3": "The Matrix", "q4": "Agent Smith"},
+            {"q1": "Keanu Reeves", "q3": "Hugo Weaving", "q4": "Neo"}]
+    edges = [("q1", "q3"), ("q3", "q4")]
+    for answer in ("Morpheus", "Agent Smith"):  # bound to no unknown; read from the other unknown than the gold's
+        ruled = " ".join(sgrag_lines(nodes, edges, subs, answer, ["Hugo Weaving"], chooser="the rule"))
+        assert "the model" not in ruled and "the rule " in ruled, ruled
+        assert "the model " in " ".join(sgrag_lines(nodes, edges, subs, answer, ["Hugo Weaving"]))
+
+
+def test_the_granker_top_3_is_said_kept_when_it_is_the_plain_top_3() -> None:
+    """Audit 57 read "GRanker's top 3 instead: … (plain 1), (plain 2), (plain 3)": the same top 3. Kept (whatever the
+    order) is said so; otherwise the line says which rose into it and which fell out."""
+    from core.eval.method_lessons import granker_lines, top3_line
+
+    same = [("A", 1, 1, False), ("B", 2, 2, False), ("C", 3, 3, False), ("G", 4, 5, True), ("D", 5, 4, False)]
+    line = granker_lines(same, 0.2)[1]
+    assert line == "GRanker kept the plain reranker's top 3: A (plain 1), B (plain 2), C (plain 3): no gold among them."
+    shuffled = [("A", 1, 3, False), ("B", 2, 1, False), ("C", 3, 2, False), ("G", 4, 4, True)]
+    assert top3_line(shuffled).startswith("GRanker kept the plain reranker's top 3, in another order: B (plain 2), ")
+    rose = [("A", 1, 1, False), ("B", 2, 5, False), ("C", 3, 4, False), ("G", 6, 2, True), ("H", 7, 3, True)]
+    assert top3_line(rose) == ("GRanker's top 3: A (plain 1), G ✓ (plain 6), H ✓ (plain 7) — G and H rose into it, "
+                               "B (plain 2) fell to rank 5 and C (plain 3) fell to rank 4.")
+    assert not any("instead" in x for rows in (same, shuffled, rose) for x in granker_lines(rows, 0.2))
