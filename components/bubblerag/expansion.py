@@ -216,9 +216,11 @@ def run_tally_text(result) -> str:
     cfg, exp = result.config, result.expansion
     tally = budget_tally(exp.cegs, cfg.B, intra_counts=cfg.intra_counts)  # the last frame's numbers
     numbered = f" (#0–#{tally.total - 1})" if tally.total > 1 else " (#0)" if tally.total else ""
-    return (f"{tally.total} CEG{'' if tally.total == 1 else 's'}{numbered}: {tally.counted} count toward B "
-            f"(B = {cfg.B})" + (" (intra-group ones included)" if cfg.intra_counts else
-                                f", {tally.uncounted} intra-group do not" if tally.uncounted else ""))
+    # said to be the end's: beside a frame's "8 CEGs so far" it read as another count of the same moment (audit 57)
+    return (f"by the end frame, {tally.total} CEG{'' if tally.total == 1 else 's'}{numbered}: {tally.counted} count "
+            f"toward B (B = {cfg.B})" + (" (intra-group ones included)" if cfg.intra_counts else
+                                         f", {tally.uncounted} intra-group ({bubble.intra_ids(exp.cegs)}) do not"
+                                         if tally.uncounted else ""))
 
 
 def passed_intra_line(cegs, frames, frame: int) -> str:
@@ -231,10 +233,16 @@ def passed_intra_line(cegs, frames, frame: int) -> str:
     skipped = [c.index for c in cegs if c.kind != "collision" and prev < c.found_at < f.step]
     if not skipped:
         return ""
-    ids = f"#{skipped[0]}" if len(skipped) == 1 else f"#{skipped[0]}–#{skipped[-1]}"
-    return (f"On the way here: {len(skipped)} intra-group CEG{'s' if len(skipped) != 1 else ''} ({ids}) — anchors of "
-            "one group meeting each other, not a collision, so **Next collision** passes "
-            f"{'them' if len(skipped) != 1 else 'it'}; **Step ›** shows each.")
+    # the intra-group CEGs of this very step, and the count of all so far: the caption's, with the same numbers
+    # (audit 57 read the caption's "7 intra-group" beside "6 intra-group (#0–#5)" here, #6 found at this step)
+    now = [c.index for c in f.new_cegs if c.kind == "intra"]
+    so_far = [c.index for c in cegs if c.kind == "intra" and c.found_at <= f.step]
+    here = (f" {bubble.ceg_ids(now)}, intra-group too, {'is' if len(now) == 1 else 'are'} found at this step, beside "
+            "the collision." if now else "")
+    return (f"On the way here: {len(skipped)} intra-group CEG{'s' if len(skipped) != 1 else ''} "
+            f"({bubble.ceg_ids(skipped)}) — anchors of one group meeting each other, not a collision, so **Next "
+            f"collision** passes {'them' if len(skipped) != 1 else 'it'}; **Step ›** shows each.{here} Intra-group "
+            f"CEGs so far: {len(so_far)} ({bubble.ceg_ids(so_far)}), as the caption above counts them.")
 
 
 def anchor_note(result, graph, node: int, group: int) -> str:

@@ -113,16 +113,37 @@ class BudgetText:
     lines: tuple[str, ...]  #: one per CEG found at this frame: its number and its place against B
 
 
+def ceg_ids(indices: Sequence[int]) -> str:
+    """CEG numbers as the expansion page writes them, runs joined: [0, 1, 2, 5, 7, 8] → "#0–#2, #5, #7–#8"."""
+    runs: list[list[int]] = []
+    for k in sorted(indices):
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return ", ".join(f"#{r[0]}" if len(r) == 1 else f"#{r[0]}–#{r[-1]}" for r in runs)
+
+
+def intra_ids(cegs: Sequence[CEG], until_step: int | None = None) -> str:
+    """The numbers of the intra-group CEGs found at or before the settle step ``until_step`` (None: all of them), as
+    every counter of the expansion page lists them beside its count (audit 57 read "7 intra-group" in the caption
+    next to "6 intra-group (#0–#5)" on the way to Lothair's collision, with nothing to say that #6 was found at the
+    collision's own step)."""
+    return ceg_ids([c.index for c in cegs if c.kind == "intra" and (until_step is None or c.found_at <= until_step)])
+
+
 def budget_text(cegs: Sequence[CEG], frame: ExpansionFrame, cfg: BubbleConfig) -> BudgetText:
     """The expansion page's budget metric, caption and CEG lines at ``frame``, all read from one
     :func:`~core.methods.bubblerag.expansion.budget_tally` of the run's CEG list ``cegs``, so that they agree
     (a collision said "→ CEG #11" under "2 / 10": #11 numbers every CEG, intra-group ones too, while B counts
     only those that consume it)."""
-    tally = budget_tally(cegs, cfg.B, intra_counts=cfg.intra_counts, until_step=None if frame.done else frame.step)
+    until = None if frame.done else frame.step
+    tally = budget_tally(cegs, cfg.B, intra_counts=cfg.intra_counts, until_step=until)
     numbered = f" (#0–#{tally.total - 1})" if tally.total > 1 else " (#0)" if tally.total else ""
+    ids = f" ({intra_ids(cegs, until)})" if tally.uncounted else ""
     caption = (f"{tally.total} CEG{'' if tally.total == 1 else 's'} so far{numbered}: {tally.counted} count toward B"
                + (" (intra-group ones included)" if cfg.intra_counts else
-                  f", {tally.uncounted} intra-group do not (at most B of them)") + ".")
+                  f", {tally.uncounted} intra-group{ids} do not (at most B of them)") + ".")
     lines = []
     for c in frame.new_cegs:
         place = budget_place(cegs, c, intra_counts=cfg.intra_counts)

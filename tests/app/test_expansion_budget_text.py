@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from components.bubblerag.shared import budget_text
+from components.bubblerag.shared import budget_text, ceg_ids
 from core.methods.bubblerag import BubbleConfig
 from core.methods.bubblerag.localize import localized_graph
 from core.methods.bubblerag.replay import expansion_replay
@@ -46,8 +46,10 @@ def test_every_counter_and_caption_agrees_with_the_ceg_list(intra_counts: bool) 
             if len(found) > 1:
                 assert f"(#0–#{len(found) - 1})" in said.caption
             assert f"{len(counted)} count toward B" in said.caption
-            if not intra_counts:
-                assert f"{len(found) - len(counted)} intra-group do not" in said.caption
+            if not intra_counts:  # the intra-group ones listed by number (audit 57)
+                intra = [c.index for c in found if c.kind == "intra"]
+                assert (f"{len(intra)} intra-group ({ceg_ids(intra)}) do not" if intra else
+                        "0 intra-group do not") in said.caption, said.caption
             assert len(said.lines) == len(f.new_cegs)
             for c, line in zip(f.new_cegs, said.lines, strict=True):
                 assert line.startswith(f"CEG #{c.index},")
@@ -117,13 +119,16 @@ def test_the_run_notes_tally_reads_as_the_side_panel(intra_counts: bool) -> None
         text = run_tally_text(SimpleNamespace(config=cfg, expansion=replay.result))
         panel = budget_text(replay.result.cegs, replay.frames[-1], cfg).caption
         assert " + " not in text and " = " not in text.replace(f"(B = {cfg.B})", ""), text
+        # said to be the end's, not another count of the frame on screen (audit 57)
+        assert text.startswith("by the end frame, "), text
+        text = text.removeprefix("by the end frame, ")
         head = re.match(r"(\d+ CEGs?)( \(#0(–#\d+)?\))?: (\d+) count toward B", text)
         assert head and panel.startswith(head.group(1) + " so far" + (head.group(2) or "")), (text, panel)
         assert f"{head.group(4)} count toward B" in panel
-        uncounted = re.search(r", (\d+) intra-group do not", text)
+        uncounted = re.search(r", (\d+) intra-group (\([^)]*\) )?do not", text)
         if uncounted:
             walked_uncounted = True
-            assert f"{uncounted.group(1)} intra-group do not" in panel, (text, panel)
+            assert f"{uncounted.group(1)} intra-group {uncounted.group(2)}do not" in panel, (text, panel)
         last = len(replay.frames) - 1
         said = done_text(replay.result, cfg, last)
         assert said.startswith(f"Done after {replay.result.steps} settle step")
