@@ -1195,10 +1195,19 @@ def sgrag_lesson(result: Any, graph: Any) -> Callable[[Sequence[str]], list[str]
     pick = getattr(detail, "pick", None)
     # who chose the answer: the LLM, or (without one, or where its answer was unusable) the no-LLM rule; audit 57's
     # no-LLM step spoke of "the model"
-    chooser = "the model" if getattr(detail, "by", "") == "llm" else "the rule"
+    chooser = "the model" if getattr(detail, "by", "") == "llm" and not _no_llm(result) else "the rule"
     return lambda gold: sgrag_lines(nodes, qg.edges, subgraphs, str(result.answer or ""), gold,
                                     fallback=bool(result.assembly.fallback), read_from=read_from,
                                     rule=_short_rule(pick), question=str(result.query or ""), chooser=chooser)
+
+
+def _no_llm(result: Any) -> bool:
+    """Whether ``result`` ran without an LLM: LLM ``none``, or the recorded LLM on a question it holds no run of."""
+    from core.methods.run import is_unanswered
+
+    trace = getattr(result, "trace", None)
+    label = str((getattr(trace, "backends", None) or {}).get("llm", ""))
+    return label.startswith("none") or is_unanswered(trace)
 
 
 def _short_rule(pick: Any) -> str:
@@ -1224,7 +1233,8 @@ def reg_lesson(result: Any) -> Callable[[Sequence[str]], list[str]]:
         return lambda _gold: []
     chains = [(c.from_root(), tuple(e for ents in c.entities for e in ents), c.merged_answers)  # as the page draws them
               for c in result.reorganization.chains]
-    return lambda gold: reg_lines(chains, str(result.answer or ""), gold)
+    chooser = "the rule" if _no_llm(result) else "the model"  # no model's choice without an LLM (audit 57)
+    return lambda gold: reg_lines(chains, str(result.answer or ""), gold, chooser=chooser)
 
 
 def home_panel() -> None:

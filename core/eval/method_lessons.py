@@ -321,9 +321,11 @@ def misplaced_hub(by_id: Mapping[str, QueryNode], hub: str, spokes: Sequence[str
     return "" if near == hub else near
 
 
-def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gold_answers: Sequence[str]) -> list[str]:
+def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gold_answers: Sequence[str], *,
+              chooser: str = "the model") -> list[str]:
     """What ReG's evidence chains did on one question: the chain the answer came from and whether any chain holds
     the gold answer. ``chains`` are ``(text, its entities, how many paths were merged into it)`` in prompt order.
+    ``chooser`` names what answered: "the model", or "the rule" on a run without an LLM (as :func:`sgrag_lines`).
 
     >>> cs = [("A → [played] → B", ("A", "B"), 1), ("C → [played] → Gold", ("C", "Gold"), 1)]
     >>> reg_lines(cs, "B", ["Gold"])[1]
@@ -338,7 +340,7 @@ def reg_lines(chains: Sequence[tuple[str, Sequence[str], int]], answer: str, gol
     if not _norm(answer):
         out.append(f"ReG gave no answer from its {n} chains.")
     elif not holds:
-        out.append(f"The answer “{answer.strip()}” is in none of the {n} evidence chains: the model did not take it "
+        out.append(f"The answer “{answer.strip()}” is in none of the {n} evidence chains: {chooser} did not take it "
                    "from them.")
     else:
         i = holds[0]

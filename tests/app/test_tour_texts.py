@@ -260,3 +260,18 @@ def test_the_lothair_compare_step_names_the_sgrag_step_it_differs_from():
     sg = tour.STEPS[int(named[0]) - 1]
     assert (sg.page, sg.question, sg.llm) == ("pages/subgraph.py", tour.LOTHAIR, "none"), sg
     assert "query graph" in compare.brief and "rule-built" in compare.look
+
+
+def test_the_method_lessons_name_the_rule_on_a_run_without_an_llm() -> None:
+    """Audit 57: the SG-RAG lesson on the no-LLM step spoke of "the model". A run's LLM label says whether one ran:
+    none, or the recorded LLM on a question it holds no run of, is the rule."""
+    from types import SimpleNamespace
+
+    from components.tour import _no_llm
+    from core.methods.run import unanswered_llm
+
+    def run(llm: str) -> SimpleNamespace:
+        return SimpleNamespace(trace=SimpleNamespace(backends={"llm": llm}, replay=None))
+
+    assert _no_llm(run("none (none)")) and _no_llm(run(unanswered_llm("qwen", workspace=True)))
+    assert not _no_llm(run("recorded (qwen)")) and not _no_llm(SimpleNamespace())

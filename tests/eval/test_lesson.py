@@ -514,3 +514,12 @@ def test_the_granker_top_3_is_said_kept_when_it_is_the_plain_top_3() -> None:
     assert top3_line(rose) == ("GRanker's top 3: A (plain 1), G ✓ (plain 6), H ✓ (plain 7) — G and H rose into it, "
                                "B (plain 2) fell to rank 5 and C (plain 3) fell to rank 4.")
     assert not any("instead" in x for rows in (same, shuffled, rose) for x in granker_lines(rows, 0.2))
+
+
+def test_a_reg_lesson_without_an_llm_speaks_of_the_rule_not_a_model() -> None:
+    """The class of audit 57's finding on ReG's page: an answer in no chain was "not taken by the model" without one."""
+    from core.eval.method_lessons import reg_lines
+
+    chains = [("Keanu Reeves → [played] → Neo", ("Keanu Reeves", "Neo"), 1)]
+    assert "the rule did not take it" in reg_lines(chains, "Morpheus", ["Neo"], chooser="the rule")[0]
+    assert "the model did not take it" in reg_lines(chains, "Morpheus", ["Neo"])[0]
