@@ -3,7 +3,9 @@
 BubbleRAG §3.1 step 2 reads the triples of a passage. "Rhoda Penrose, the daughter of the quarry owner Silas Penrose"
 has no comma between "owner" and its name, and the small model hangs "Silas Penrose" on "daughter": audit 56 read
 "Rhoda Penrose · is · Silas Penrose" (the class "an apposition 'the daughter of X' is a relation 'daughter of', never
-'is X'"). The name is the "of"-object's: (Rhoda Penrose, daughter of, Silas Penrose).
+'is X'"). The name is the "of"-object's: (Rhoda Penrose, daughter of, Silas Penrose). And a name set off by commas at
+the end of a definite subject ("The foreman of the works, Silas Brand, taught him …") is the subject (audit 57,
+:func:`subject_name`), never "X · is · Silas Brand" nor the title as the subject.
 """
 
 from __future__ import annotations
@@ -26,3 +28,54 @@ def of_object_name(m: Any, tok: Any) -> tuple[str, str] | None:
     noun = tok.head.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
     name = next((c for c in noun.children if c.dep_ == "appos" and of_name(noun, c)), None) if noun is not None else None
     return m.mention(name) if name is not None else None
+
+
+def subject_name(noun: Any) -> Any:
+    """The person's name set off by commas at the end of the definite subject ``noun`` ("The foreman of the works, Silas
+    Brand, taught him …", "The director of the Dunmere museum, Ysolde Marren, bought …", "The widow who founded the
+    Hallam Toy Works, Berta Hallam, outlived …"): the subject is that person, wherever the parser hung the name in the
+    subject's phrase (audit 57 read "Tobias Wrenfield · is · Silas Brand", "Dunmere museum · is · Ysolde Marren" and the
+    title as the buyer and founder; the class "a 'the <noun> [of …|who …], NAME,' subject is NAME"). None otherwise."""
+    if noun.pos_ != "NOUN" or noun.dep_ not in ("nsubj", "nsubjpass") or not any(
+            c.dep_ == "det" and c.lower_ == "the" for c in noun.children):
+        return None
+    doc, end = noun.doc, noun.right_edge.i
+    for name in noun.subtree:
+        if name.dep_ != "appos" or name.pos_ != "PROPN" or name.ent_type_ != "PERSON" or name.i == noun.i:
+            continue
+        if _owned_or_listed(name, noun):  # "The Liang clan and the clan of his wife, Sun Shou, were …": the wife's
+            continue
+        after = name.right_edge.i + 1
+        verb = after + 1 < len(doc) and noun.head.i in (after + 1, doc[after + 1].head.i)  # the verb (or its aux) next
+        if doc[name.left_edge.i - 1].text == "," and verb and doc[after].text == "," and after >= end:
+            return name
+    return None
+
+
+def names_subject(name: Any) -> Any:
+    """The definite subject noun whose :func:`subject_name` the apposition ``name`` is, else None."""
+    up = name.head
+    while up.dep_ not in ("nsubj", "nsubjpass", "ROOT") and up.head.i != up.i:
+        up = up.head
+    got = subject_name(up) if up.dep_ in ("nsubj", "nsubjpass") else None
+    return up if got is not None and got.i == name.i else None
+
+
+def subject_person(m: Any, tok: Any, as_subject: bool) -> tuple[str, str] | None:
+    """The mention of :func:`subject_name` for a subject ``tok``, else None."""
+    name = subject_name(tok) if as_subject else None
+    return m.mention(name) if name is not None else None
+
+
+def _owned_or_listed(name: Any, noun: Any) -> bool:
+    """Whether the apposition ``name`` inside ``noun``'s phrase names an owned noun ("his wife, Sun Shou") or hangs
+    below a conjunct of ``noun`` (MuSiQue's "The Liang clan and the clan of his wife, Sun Shou, were slaughtered"):
+    then it is that noun's name, not the subject's."""
+    if any(c.dep_ == "poss" for c in name.head.children) and name.head.i != noun.i:
+        return True
+    up = name.head
+    while up.i != noun.i and up.head.i != up.i:
+        if up.dep_ == "conj":
+            return True
+        up = up.head
+    return False

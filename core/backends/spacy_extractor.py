@@ -49,6 +49,10 @@ structure of HippoRAG §3):
   is a participle on "spare lens" (:mod:`spacy_participles`); a "her" owner in a thing's passage whose sentence before
   names no one is a woman named two sentences back ("… its owner, Ruth Dorsey, died. The apprentices moved …. Her
   sister-in-law, Mara Quist, …").
+* **Whose "her", "he", "the crow"** (audit 57): a "her" is the woman the text gendered ("the daughter of X. Her
+  sister"), a passage's opening "he" the person title the passage before called "his" (:mod:`spacy_openers`), a
+  thing passage's "his" its own sentence's man; "The crow is helped by X" in a play's passage "crow of <play>"
+  (:mod:`spacy_works`); "The foreman of the works, X," is X; a section heading ("## Career") no entity.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -73,6 +77,8 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_titles``       a capitalised work's title with a relative clause ("The Boy Who Painted the Moon"), one name
 ``spacy_participles``  a participle the tagger read as a noun ("a spare lens ground by X"), the participle again
 ``spacy_appositions``  a name after "the daughter of the <role noun>" the parser hung on "daughter": the role noun's
+``spacy_openers``      a "he"/"she" opening a passage: the person title the passage before called so
+``spacy_works``        a "the <noun>" agent-passive subject in a work's passage: the work's own thing, no title
 ``spacy_names``        one passage's triples over its pieces: short names, title links
 =====================  ==============================================================
 """
@@ -87,7 +93,7 @@ from typing import Any
 
 from core.backends.base import ExtractedTriple, split_passage, split_previous
 from core.backends.extractors import ExtractionResult
-from core.backends.spacy_input import looks_unparseable, split_pieces
+from core.backends.spacy_input import drop_headings, looks_unparseable, split_pieces
 from core.backends.spacy_mentions import Carry, _Mentions
 from core.backends.spacy_model import MODEL_LANG, MODEL_NAME, MODEL_VERSION, load_pipeline, pipeline_loaded
 from core.backends.spacy_names import _Collected
@@ -244,7 +250,11 @@ class SpacyExtractor:
     # v52: "X took him on …, after he wrote to her" the "him" writes, and a "her" is never the title the text called
     # "he"; "The Boy Who Painted the Moon" (a capitalised title with a relative clause) one name, "a spare lens ground by
     # X" a participle on "spare lens", a thing passage's "her" owner a woman two sentences back (round 62)
-    model_id = f"spacy-v52:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v53: a "her" the woman the text gendered ("the daughter of X. Her sister"), a passage's opening "he" the person
+    # title the passage before called "his", a thing passage's "his" its own sentence's man, "The crow is helped by"
+    # in a play's passage "crow of <play>", "The foreman of the works, X," X, "a school opened in 1921" the school's,
+    # "## Career" no entity (audit 57)
+    model_id = f"spacy-v53:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True
@@ -457,13 +467,14 @@ def _extract_here(passages: Sequence[str], pipe_batch: int,
     for i, p in enumerate(passages):
         previous, p = split_previous(p)
         title, text = split_passage(p)
+        text = drop_headings(text)  # "## Career" is no entity (audit 57)
         titles.append(title)
         why = looks_unparseable(text) if text.strip() else None
         if why:
             notes.append(f"passage {i}: no triples, its text is {why}")
             continue
         if previous and not looks_unparseable(previous):  # read for what it ends on, not for triples
-            jobs.append((i, *unmark_names(split_pieces(previous)[-1]), True))
+            jobs.append((i, *unmark_names(split_pieces(drop_headings(previous))[-1]), True))
         jobs.extend((i, *unmark_names(piece), False) for piece in split_pieces(text))
     per: list[_Collected] = [_Collected(t) for t in titles]
     before: dict[int, Carry] = {}

@@ -7,6 +7,8 @@ text that looks binary or is not written in a Latin script is not parsed at all.
 
 from __future__ import annotations
 
+import re
+
 #: Longest piece of text handed to the parser at once (spaCy's default max_length is 1,000,000).
 PIECE_CHARS = 20_000
 
@@ -54,3 +56,22 @@ def split_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
     if rest:
         pieces.append(rest)
     return [p for p in pieces if p]
+
+
+#: a paragraph of a few capitalised-first words with no sentence mark, a blank line after it: a section heading
+_HEADING = re.compile(r"(?:\A|(?<=\n\n))[ \t]*(?:#{1,6}[ \t]*)?([A-Z][^\n.!?:;,()]{0,60})\n[ \t]*\n")
+#: the most words a heading :func:`drop_headings` drops may have
+HEADING_WORDS = 5
+
+
+def drop_headings(text: str) -> str:
+    """``text`` without its section headings (a short paragraph of its own, no sentence mark), which no sentence reads:
+    audit 57's Markdown "## Career" before "Mirela performed …" became the entity "Career" ("Mirela Palemont ·
+    mentions · Career"; the class "a section heading is no entity").
+
+    >>> drop_headings("Ann was born in 1901.\\n\\nCareer\\n\\nShe sang.")
+    'Ann was born in 1901.\\n\\nShe sang.'
+    >>> drop_headings("Tom Reed\\n\\nTom Reed was a sailor.")
+    'Tom Reed was a sailor.'
+    """
+    return _HEADING.sub(lambda h: "" if len(h.group(1).split()) <= HEADING_WORDS else h.group(0), text)

@@ -28,8 +28,10 @@ from core.backends import spacy_anaphora as ana
 from core.backends import spacy_appositions as apps
 from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
+from core.backends import spacy_openers as op
 from core.backends import spacy_pronouns as pr
 from core.backends import spacy_spans as spans
+from core.backends import spacy_works as wk
 from core.backends.spacy_lists import good_name as _good_name
 from core.backends.spacy_pronouns import BODY_NOUNS, ROLE_GENDER, _fits, life_dates, made_person, office_of
 from core.backends.spacy_spans import VALUE_LABELS, mention_spans
@@ -150,7 +152,7 @@ class _Mentions:
                 party = ana.party_of(tok)  # "… was sold to X. The buyer kept …": X
                 if party is not None and self._subjects_ready() and party in self._others.get(tok.sent.start, {}):
                     return self._others[tok.sent.start][party]  # type: ignore[no-any-return]
-                named = ana.named_before(self, tok) or kinds.named_kind(self, tok) or ana.described_town(self, tok)  # "her own studio, the Stane
+                named = apps.subject_person(self, tok, as_subject) or wk.work_part(self, tok, as_subject) or ana.named_before(self, tok) or kinds.named_kind(self, tok) or ana.described_town(self, tok)  # "her own studio, the Stane
                 # Workshop, … The workshop trained …"; "Brannock, a market town, … the town holds …"
                 if named is not None:
                     return named
@@ -280,7 +282,7 @@ class _Mentions:
         :data:`_NOBODY`."""
         if prev is not None and prev[1] == "PRON:" + word:
             return prev[0]
-        other = self._other_sex_before(word, tok)
+        other = self._other_sex_before(word, tok) or op.opening_title(self, word, tok)  # audit 57: the title again
         if other is not None:
             return other
         # "… Edwin Marlow trained under her there. She bred …": the one the "her" stood for goes on (centering prefers
@@ -302,7 +304,7 @@ class _Mentions:
             return self.title or "", "TITLE"
         poss = tok is not None and tok.dep_ == "poss" and not self._title_person()  # round 62: "… Ruth Dorsey, died.
         further = pr.earlier_persons(self, tok) if poss else []  # The apprentices moved …. Her sister-in-law, X, …"
-        for p in persons + further:  # a place the text named later ("moved to X … at X") is no one (audit 56)
+        for p in pr.said_first(self, persons + further, word):  # a place the text named later ("moved to X … at X") is no one (audit 56)
             if self._sex_fits(p[0], word) and self._person(p, "NNP"):
                 return p
         if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one
@@ -457,7 +459,7 @@ class _Mentions:
 
         "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
         self._subjects_ready()
-        return self._end
+        return (*self._end[:3], {**self._end[3], op.TITLE_SAID: op.title_said(self), wk.TITLE_WORK: wk.title_work(self)})  # audit 57 (spacy_openers)
 
     def _named_people(self, sent: Any, subject: Any = None) -> list[tuple[str, str]]:
         """The people ``sent`` names other than its main ``subject``, the last first ("The company was founded by

@@ -35,3 +35,21 @@ def mend_agent_noun(tok: Any) -> None:
         c.head = noun
     tok.head, tok.dep_ = noun, "acl"
     tok.tag_, tok.pos_ = "VBN", "VERB"
+
+
+def mend_conj_participle(tok: Any) -> None:
+    """Where the past participle ``tok`` is the parser's ``conj`` verb with no subject nor auxiliary of its own, right
+    after the indefinite noun that a preposition of ``tok``'s own or of its conjunct head opens ("Dunmere is the home of the X company, … and
+    of *a puppet school opened* in 1921"), make ``tok`` a participle (``acl``) on that noun, and the preposition its
+    conjunct head's. Audit 57 read "Dunmere · opened in · 1921": the conjunct verb took the sentence's subject (the
+    class "an unnamed 'a <noun>' that a participle describes is no title"); now "puppet school · opened in · 1921"."""
+    if tok.tag_ != "VBN" or tok.dep_ != "conj" or tok.i == 0 or any(
+            c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "dobj") for c in tok.children):
+        return
+    noun = tok.doc[tok.i - 1]
+    prep = noun.head
+    if noun.pos_ != "NOUN" or noun.dep_ != "pobj" or prep.head.i not in (tok.i, tok.head.i) or prep.dep_ != "prep" or prep.i > noun.i or not any(
+            c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children):
+        return
+    prep.head = tok.head
+    tok.head, tok.dep_ = noun, "acl"

@@ -29,7 +29,7 @@ from typing import Any
 
 from core.backends import spacy_kinds as kinds
 from core.backends.spacy_anaphora import ORG_NOUNS, PLACE_NOUNS
-from core.backends.spacy_appositions import of_name
+from core.backends.spacy_appositions import names_subject, of_name
 from core.backends.spacy_lists import DIRECTIONS
 from core.backends.spacy_mentions import _AGENT
 from core.backends.spacy_pronouns import ROLE_GENDER
@@ -397,6 +397,9 @@ def appos_holder(m: Any, noun: Any) -> Any:
     (:meth:`~core.backends.spacy_mentions._Mentions._person`: "born in X") is the verb's subject's; any other apposition
     its head's; a name after "<kin> of <role noun>" the role noun's (:func:`~core.backends.spacy_appositions.of_name`)."""
     head = noun.head
+    subject = names_subject(noun)  # "The director of the Dunmere museum, Ysolde Marren, bought": the subject's name
+    if subject is not None:  # (audit 57), no "Dunmere museum · is · Ysolde Marren"
+        return subject
     if of_name(head, noun):  # "the daughter of the quarry owner Silas Penrose": the owner's name
         return next(o for p in head.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children)
     if noun.lower_ not in ROLE_GENDER or head.dep_ != "pobj" or head.head.dep_ != "prep":

@@ -305,3 +305,28 @@ def earlier_persons(m: Any, tok: Any) -> list[tuple[str, str]]:
     # two people, no one; a probe read "Lena Morr · daughter of · Tom Hale")
     return list(m._persons[starts[-1]]) if starts and len(named) == 1 else []
 
+
+
+def said_first(m: Any, people: list[tuple[str, str]], word: str) -> list[tuple[str, str]]:
+    """``people`` (the persons a sentence before named, the last first) with those the text gave ``word``'s gender put
+    first (audit 57, a "her" after "the daughter of X"): "he married Philippa Voss, the daughter of the printer Jonas
+    Voss. *Her* sister, Clara Voss, …" is the daughter's, a "she" by her role noun, not the father's, whose gender the
+    text never gave; the order is otherwise kept."""
+    return sorted(people, key=lambda p: m._gender.get(p[0]) != word)
+
+
+def sentence_person(m: Any, tok: Any, word: str) -> tuple[str, str] | None:
+    """In a passage whose title is no person, the person a "his"/"her" ``tok`` stands for when its own sentence named
+    one of a fitting gender before it, the last first (audit 57): "After the death of Ida Roe in 1909, the firm passed
+    to *her* son Tom Roe" is Ida Roe's, never a woman named in the passage before (the class "a possessive is its own
+    sentence's person before the passage before's"). None in a person's passage ("After a concert with X, his career
+    …": the title's). After the verb of a passage's first sentence, with no such person, no one (``("", "")``): only a
+    pronoun opening the passage reads what the passage before ended on ("After the death of Idris Palemont …, the
+    direction of the company passed to *his* daughter Mirela Palemont" read "· daughter of · Hester Moyle", a man
+    of the passage before; the small model tags Idris Palemont ORG, no person)."""
+    if m._title_person() or not m._subjects_ready():
+        return None
+    people = [p for p in m._named_people(m.doc[tok.sent.start:tok.i]) if m._sex_fits(p[0], word)]
+    if people:
+        return said_first(m, people, word)[0]
+    return ("", "") if m.before is not None and tok.sent.start == 0 and tok.i > tok.sent.root.i else None

@@ -23,7 +23,7 @@ from core.backends import spacy_spans as spans
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
 from core.backends.spacy_mentions import _AGENT, _NOT_NAMES, VALUE_LABELS, Carry, _Mentions
-from core.backends.spacy_pronouns import ROLE_GENDER, couple, its_thing
+from core.backends.spacy_pronouns import ROLE_GENDER, couple, its_thing, sentence_person
 from core.backends.spacy_spans import COPULAS as _COPULAS
 from core.text import canonical_entity, normalize_name
 
@@ -282,7 +282,7 @@ class _Piece(_Mentions):
                 return own
         self._subjects_ready()
         prev = self._antecedents.get(tok.sent.start) if self._antecedents else None
-        got = self._he_she(word, prev, self._persons.get(tok.sent.start, []), tok)
+        got = sentence_person(self, tok, word) or self._he_she(word, prev, self._persons.get(tok.sent.start, []), tok)
         return None if not got[0] or (got[1] == "TITLE" and not self._title_person()) else got
 
     def _kin(self, noun: Any) -> None:
