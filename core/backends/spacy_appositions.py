@@ -62,9 +62,30 @@ def names_subject(name: Any) -> Any:
 
 
 def subject_person(m: Any, tok: Any, as_subject: bool) -> tuple[str, str] | None:
-    """The mention of :func:`subject_name` for a subject ``tok``, else None."""
+    """The mention of :func:`subject_name` for a subject ``tok``, else of :func:`copula_name`, else None."""
     name = subject_name(tok) if as_subject else None
-    return m.mention(name) if name is not None else None
+    if name is not None:
+        return m.mention(name)  # type: ignore[no-any-return]
+    name = copula_name(tok)
+    got = m.mention(name) if name is not None else None
+    return got if got is not None and m._person(got, "NNP") else None
+
+
+def copula_name(noun: Any) -> Any:
+    """The name a copula gives the definite subject ``noun`` that a relative clause defines: "The man who bought her
+    works was the merchant Ruben Kell" — the man, and the buyer, is Ruben Kell (audit 57's breakers read "Ruben Kell ·
+    man of · Harbour Notes"; "The woman who ran the Tarn Brewery was Ada Voss" read "<title> · ran · Tarn Brewery").
+    None where ``noun`` has no relative clause or the copula's complement is no proper name."""
+    if noun.pos_ != "NOUN" or noun.dep_ != "nsubj" or noun.head.lemma_ != "be" or not any(
+            c.dep_ == "relcl" for c in noun.children) or not any(
+            c.dep_ == "det" and c.lower_ == "the" for c in noun.children):
+        return None
+    attr = next((c for c in noun.head.children if c.dep_ == "attr"), None)
+    if attr is None:
+        return None
+    if attr.pos_ == "PROPN":
+        return attr
+    return next((c for c in attr.children if c.dep_ in ("appos", "compound") and c.pos_ == "PROPN" and c.i > attr.i), None)
 
 
 def _owned_or_listed(name: Any, noun: Any) -> bool:

@@ -454,7 +454,7 @@ class _Piece(_Mentions):
                        if p.dep_ == "pobj"]
             # "The current director is Marek Lindqvist" in the observatory's passage: the director of its title
             titled = not owners and self.title is not None and verb.dep_ == "ROOT" and any(
-                c.dep_ == "det" and c.lower_ == "the" for c in s.children)
+                c.dep_ == "det" and c.lower_ == "the" for c in s.children) and not any(c.dep_ == "relcl" for c in s.children)  # "The man who bought her works was X": no "man of <title>" (audit 57)
             for o in verb.children:
                 if o.dep_ != "attr":
                     continue

@@ -135,3 +135,23 @@ def test_a_section_heading_is_no_entity(ex):
         got = triples(ex, text)
         assert heading not in nodes(got), got
         assert len([t for t in got if t[1] != "mentions"]) >= 2, got
+
+
+def test_a_the_noun_who_subject_of_a_copula_is_the_name_not_a_role_of_the_title(ex):
+    for text, name, verb, obj, wrong in (
+            ("Harbour Notes\nThe widow who founded the Hallam Toy Works, Berta Hallam, outlived her son. The man who "
+             "bought her works was the merchant Ruben Kell.", "Berta Hallam", "founded", "Hallam Toy Works",
+             ("Ruben Kell", "man of", "Harbour Notes")),
+            ("Harbour Notes\nThe woman who ran the Tarn Brewery was the brewer Ada Voss.", "Ada Voss", "ran",
+             "Tarn Brewery", ("Ada Voss", "woman of", "Harbour Notes")),
+            ("Kestrow Mill\nKestrow Mill is a watermill. The man who sold the mill in 1901 was the miller Otto Rask.",
+             "Otto Rask", "sold", "Kestrow Mill", ("Otto Rask", "man of", "Kestrow Mill"))):
+        got = triples(ex, text)
+        assert (name, verb, obj) in got, got
+        assert wrong not in got, got
+        assert not any(r.startswith(("man of", "woman of")) for _, r, _ in got), got
+
+
+def test_a_the_role_subject_of_a_copula_without_a_clause_stays_the_titles_role(ex):
+    got = triples(ex, "Kestrow Mill\nKestrow Mill is a watermill. The current owner is Otto Rask.")
+    assert ("Otto Rask", "owner of", "Kestrow Mill") in got, got
