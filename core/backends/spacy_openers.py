@@ -20,10 +20,11 @@ TITLE_SAID = "title said"
 
 def title_said(m: Any) -> str | None:
     """The pronoun a passage gave its person title: its own "he"/"she" (the genders the text gave), else the one
-    every "his"/"him"/"her" that stands for the title agrees on ("*His* most famous pupil was …"); None where the title
-    is no person, or the text gave it neither or both."""
+    every "his"/"him"/"her" that stands for the title agrees on ("*His* most famous pupil was …"), whether or not its
+    first word is a listed given name ("Ismene Vartan"); None where the title is a thing the text called "its"/"the
+    firm", or the text gave it neither pronoun or both."""
     title = m.title or ""
-    if not title or not m._title_person():
+    if not title or m._title_thing:  # not only a given name's: "Ismene Vartan" whose "her"s are hers (audit 56)
         return None
     if title in m._gender:
         return str(m._gender[title])
@@ -37,6 +38,6 @@ def opening_title(m: Any, word: str, tok: Any) -> tuple[str, str] | None:
     None otherwise (a thing's passage: "Its first director was Owen Pike." / "He bought …" stays Owen Pike)."""
     if tok is None or m.before is None or tok.sent.start != 0 or m.before[3].get(TITLE_SAID) != word:
         return None
-    if m._gender.get(m.title or "", word) != word or not m._title_person():
+    if m._gender.get(m.title or "", word) != word or m._title_thing:
         return None
     return m.title or "", "TITLE"

@@ -155,3 +155,13 @@ def test_a_the_noun_who_subject_of_a_copula_is_the_name_not_a_role_of_the_title(
 def test_a_the_role_subject_of_a_copula_without_a_clause_stays_the_titles_role(ex):
     got = triples(ex, "Kestrow Mill\nKestrow Mill is a watermill. The current owner is Otto Rask.")
     assert ("Otto Rask", "owner of", "Kestrow Mill") in got, got
+
+
+def test_a_passage_opening_she_is_the_title_whose_hers_the_passage_before_read_whatever_her_name(ex):
+    previous = ("Her brother-in-law, the shipowner Casimir Dell, lent her the money to buy the land on Mount Tessel. "
+                "Her husband, the printer Jonah Dell, printed the observatory's yearly reports.")
+    for body in ("Later life\n\nAfter her retirement she moved back to Lessing Cove, where she died on 3 May 1911.",
+                 "After her retirement she moved back to Lessing Cove, where she died on 3 May 1911."):
+        got = _after(ex, previous, "Ismene Vartan\n" + body)
+        assert ("Ismene Vartan", "died on", "3 May 1911") in got, got
+        assert not any(h == "Jonah Dell" for h, _, _ in got), got
