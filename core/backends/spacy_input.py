@@ -59,7 +59,7 @@ def split_pieces(text: str, limit: int = PIECE_CHARS) -> list[str]:
 
 
 #: a paragraph of a few capitalised-first words with no sentence mark, a blank line after it: a section heading
-_HEADING = re.compile(r"(?:\A|(?<=\n\n))[ \t]*(?:#{1,6}[ \t]*)?([A-Z][^\n.!?:;,()]{0,60})\n[ \t]*\n")
+_HEADING = re.compile(r"(?:\A|(?<=\n\n))[ \t]*(#{1,6}[ \t]*)?([A-Z][^\n.!?:;,()]{0,60})\n[ \t]*\n")
 #: the most words a heading :func:`drop_headings` drops may have
 HEADING_WORDS = 5
 
@@ -71,7 +71,15 @@ def drop_headings(text: str) -> str:
 
     >>> drop_headings("Ann was born in 1901.\\n\\nCareer\\n\\nShe sang.")
     'Ann was born in 1901.\\n\\nShe sang.'
-    >>> drop_headings("Tom Reed\\n\\nTom Reed was a sailor.")
-    'Tom Reed was a sailor.'
+    >>> drop_headings("## Early Life\\n\\nTom Reed\\n\\nTom Reed was a sailor.")
+    'Tom Reed\\n\\nTom Reed was a sailor.'
     """
-    return _HEADING.sub(lambda h: "" if len(h.group(1).split()) <= HEADING_WORDS else h.group(0), text)
+    return _HEADING.sub(lambda h: "" if _heading(h.group(2), bool(h.group(1))) else h.group(0), text)
+
+
+def _heading(line: str, marked: bool) -> bool:
+    """Whether a short paragraph ``line`` is a heading: a Markdown "#" one of at most :data:`HEADING_WORDS` words, or
+    one whose words after the first are lower-case ("Later life"); never a line of names ("Tom Reed as Hal" in a cast
+    list, a name line "Tom Reed"), which a passage's nodes need."""
+    words = line.split()
+    return len(words) <= HEADING_WORDS and (marked or not any(w[:1].isupper() for w in words[1:]))

@@ -128,8 +128,8 @@ def test_a_section_heading_is_no_entity(ex):
     for text, heading in (
             ("Mirela Palemont\nCareer\n\nMirela performed the title role of the crow in the first staging of The "
              "Velvet Crow in 1889, when she was thirteen.", "Career"),
-            ("Tom Reed\nLater Life\n\nTom Reed sailed to Ostby in 1901 and worked on a ship owned by Karl Moss.",
-             "Later Life"),
+            ("Tom Reed\nLater life\n\nTom Reed sailed to Ostby in 1901 and worked on a ship owned by Karl Moss.",
+             "Later life"),
             ("Ada Lamb\nAda Lamb was born in Wick.\n\n## Personal Life\n\nAda Lamb performed the lead role in the "
              "first staging of The Grey Gull in 1902.", "Personal Life")):
         got = triples(ex, text)
@@ -165,3 +165,10 @@ def test_a_passage_opening_she_is_the_title_whose_hers_the_passage_before_read_w
         got = _after(ex, previous, "Ismene Vartan\n" + body)
         assert ("Ismene Vartan", "died on", "3 May 1911") in got, got
         assert not any(h == "Jonah Dell" for h, _, _ in got), got
+
+
+def test_a_short_line_of_names_is_no_heading(ex):
+    got = triples(ex, "The Grey Gull\nThe Grey Gull is a play by Karl Moss.\n\nCast\n\nTom Reed as Hal\n\nAda Lamb as "
+                      "Ruth\n\nIt was staged in 1902.")
+    assert "Tom Reed" in nodes(got), got  # the line "Tom Reed as Hal" is read
+    assert "Cast" not in nodes(got), got
