@@ -105,7 +105,7 @@ class _Mentions:
         if kinds.subject_apposition(tok) or kinds.sibling_rank(tok):
             return None  # "she won it in 1872, the first person to do so"; "the elder became a physician"
         if tok.lower_ in _PRONOUNS and tok.pos_ == "PRON":
-            near = pr.its_near(self, tok)  # "closed the mill after its owner died": the mill's (audit 55)
+            near = pr.its_near(self, tok) or pr.them_object(self, tok)  # "closed the mill after its owner died": the mill's (audit 55); "bought the papers …. X catalogued them" (audit 57)
             if near is not None:
                 return near if near[0] else None
             got = self.antecedent(tok) if not pr.prep_it_of_object(tok) else _NOBODY  # "owned every house on it"

@@ -330,3 +330,16 @@ def sentence_person(m: Any, tok: Any, word: str) -> tuple[str, str] | None:
     if people:
         return said_first(m, people, word)[0]
     return ("", "") if m.before is not None and tok.sent.start == 0 and tok.i > tok.sent.root.i else None
+
+
+def them_object(m: Any, tok: Any) -> tuple[str, str] | None:
+    """What an object "them" ``tok`` stands for where the sentence before ended on a plural common-noun object of its
+    main verb: "… bought the papers of Anselm Greaves in 1990. Marren's assistant, Piet Olley, catalogued *them*." (audit
+    57's breakers read "Piet Olley · catalogued · Harbour Notes", a title whose last word is plural); None otherwise
+    (the title, as before). Only the sentence before's own main-verb object ("dobj", tag NNS)."""
+    if tok.lower_ != "them" or tok.dep_ != "dobj" or tok.sent.start == 0:
+        return None
+    before = m.doc[tok.sent.start - 1].sent
+    objs = [c for c in before.root.children if c.dep_ == "dobj" and c.tag_ == "NNS" and c.pos_ == "NOUN"]
+    got = m.mention(objs[-1]) if len(objs) == 1 else None
+    return got if got is not None and got[1] != "TITLE" else None

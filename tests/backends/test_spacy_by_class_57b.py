@@ -172,3 +172,16 @@ def test_a_short_line_of_names_is_no_heading(ex):
                       "Ruth\n\nIt was staged in 1902.")
     assert "Tom Reed" in nodes(got), got  # the line "Tom Reed as Hal" is read
     assert "Cast" not in nodes(got), got
+
+
+def test_an_object_them_is_the_plural_object_of_the_sentence_before_not_the_title(ex):
+    for text, who, verb, thing, title in (
+            ("Wick Museum\nThe museum bought two paintings by Karl Moss in 1920. It sold them in 1950.", "Wick Museum",
+             "sold", "two paintings", None),
+            ("Ostby Library\nThe library received forty old maps in 1901. Ada Lamb restored them in 1930.", "Ada Lamb",
+             "restored", "forty old maps", "Ostby Library"),
+            ("Tarn Press\nThe press printed six almanacs in 1880. Tom Reed sold them in Wick.", "Tom Reed", "sold",
+             "six almanacs", "Tarn Press")):
+        got = triples(ex, text)
+        assert (who, verb, thing) in got, got
+        assert title is None or (who, verb, title) not in got, got
