@@ -100,3 +100,13 @@ def _owned_or_listed(name: Any, noun: Any) -> bool:
             return True
         up = up.head
     return False
+
+
+def kin_through_role(name: Any) -> Any:
+    """The noun the name ``name`` is in apposition to, or, where that is a role noun itself in apposition to a kin
+    noun, the kin noun: "Her husband, the printer Jonah Dell, …" gives Jonah Dell the husband's gender (audit 56's
+    corpus read "Jonah Dell · died on" for her "she" once its "## Later life" heading was dropped, round 63)."""
+    from core.backends.spacy_pronouns import ROLE_GENDER  # spacy_pronouns' callers import this module first
+
+    role = name.head
+    return role.head if role.dep_ == "appos" and role.pos_ == "NOUN" and role.head.lower_ in ROLE_GENDER else role

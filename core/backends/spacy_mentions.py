@@ -374,7 +374,7 @@ class _Mentions:
             elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"
                 self._places.add(self.text_of(span))
             # "Kim Jong-il's mother, Kim Jong-suk, …": a name in apposition to a kin or rank noun has its gender
-            kin = tok.head if tok.dep_ == "appos" else next((c for c in tok.children if c.dep_ == "appos"), tok)
+            kin = apps.kin_through_role(tok) if tok.dep_ == "appos" else next((c for c in tok.children if c.dep_ == "appos"), tok)
             if kin.lower_ in ROLE_GENDER and kin.pos_ == "NOUN":
                 self._gender.setdefault(self.text_of(span), ROLE_GENDER[kin.lower_])
 

@@ -185,3 +185,16 @@ def test_an_object_them_is_the_plural_object_of_the_sentence_before_not_the_titl
         got = triples(ex, text)
         assert (who, verb, thing) in got, got
         assert title is None or (who, verb, title) not in got, got
+
+
+def test_a_kin_noun_before_a_role_noun_and_name_gives_the_name_its_gender(ex):
+    for text, title, rel, tail, man in (
+            ("Ismene Vartan\nIsmene Vartan ran the observatory. Her husband, the printer Jonah Dell, printed its "
+             "reports. She died in 1911.", "Ismene Vartan", "died in", "1911", "Jonah Dell"),
+            ("Agnes Whitlow\nAgnes Whitlow was a clerk. Her brother, the sailor Karl Whitlow, left for Oslo. She moved "
+             "to Wick in 1891.", "Agnes Whitlow", "moved to", "Wick", "Karl Whitlow"),
+            ("Ruth Kell\nRuth Kell was a weaver. Her son, the miller Tom Kell, ran the mill. She died in Wick.",
+             "Ruth Kell", "died in", "Wick", "Tom Kell")):
+        got = triples(ex, text)
+        assert (title, rel, tail) in got, got
+        assert (man, rel, tail) not in got, got
