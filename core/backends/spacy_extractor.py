@@ -52,7 +52,8 @@ structure of HippoRAG §3):
 * **Whose "her", "he", "the crow"** (audit 57): a "her" is the woman the text gendered ("the daughter of X. Her
   sister"), a passage's opening "he" the person title the passage before called "his" (:mod:`spacy_openers`), a
   thing passage's "his" its own sentence's man; "The crow is helped by X" in a play's passage "crow of <play>"
-  (:mod:`spacy_works`); "The foreman of the works, X," is X; a section heading ("## Career") no entity.
+  (:mod:`spacy_works`); "The foreman of the works, X," is X; a section heading ("## Career") no entity; "… received
+  forty maps. X restored *them*": the maps.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -253,7 +254,7 @@ class SpacyExtractor:
     # v53: a "her" the woman the text gendered ("the daughter of X. Her sister"), a passage's opening "he" the person
     # title the passage before called "his", a thing passage's "his" its own sentence's man, "The crow is helped by"
     # in a play's passage "crow of <play>", "The foreman of the works, X," X, "a school opened in 1921" the school's,
-    # "## Career" no entity (audit 57)
+    # "## Career" no entity, an object "them" the plural object before, "Her husband, the printer X" a "he" (audit 57)
     model_id = f"spacy-v53:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
