@@ -23,7 +23,7 @@ def _build(extractor: str | None) -> tuple[object, Path]:
     assert box.options == ["spacy (no LLM needed)", "rules (capitalized names)"]  # no LLM: no "llm" choice
     assert box.value == "spacy"
     # what its edges are worth, said where it is picked (audit 53 found it only on the Statistics tab)
-    assert any("about 1 edge in 12 of a new corpus as wrong" in plain(c.value) for c in at.caption), \
+    assert any("about 1 edge in 15 of a new corpus as wrong" in plain(c.value) for c in at.caption), \
         [c.value for c in at.caption]
     if extractor:
         box.set_value(extractor)
