@@ -483,7 +483,8 @@ def create_upload_ui(act: Active) -> None:
     passages = S.keep(S.DATA_PASSAGES, split_col.selectbox(
         "Passages (documents)", list(PASSAGE_CHOICES), key=S.bind(S.DATA_PASSAGES, str(CHUNK_CHARS)),
         format_func=lambda k: PASSAGE_CHOICES.get(k, k), help=PASSAGES_HELP))
-    suggestion = _suggest_name(files or [], {i.name for i in list_workspaces()} if files else ())
+    existing = {i.name for i in list_workspaces()} if files else set()  # read once: the suggestion and the clash
+    suggestion = _suggest_name(files or [], existing)
     name = S.keep(S.DATA_NEW_NAME, st.text_input(
         "Workspace name", key=S.bind(S.DATA_NEW_NAME, ""), placeholder=suggestion or "my-graph",
         max_chars=MAX_NAME_CHARS, help=f"{NAME_RULE}; it becomes the folder name (a space becomes '-', the name "
@@ -494,7 +495,7 @@ def create_upload_ui(act: Active) -> None:
         st.caption(f"Saved in the folder “{md_escape(name)}”, titled “{md_escape(typed)}”.")
     st.caption(SHARED_WORKSPACES_NOTE)
     # a name already taken, said as it is typed (audit 57 learnt it only after the click), the button off meanwhile
-    taken = bool(files) and name in {i.name for i in list_workspaces()}
+    taken = name in existing
     if taken:
         st.warning(f"A workspace named “{md_escape(name)}” already exists: pick another name (Build stays off until "
                    "then).", icon=":material/edit:")
