@@ -125,15 +125,21 @@ def uploads_root() -> Path:
 
 def new_upload_dir() -> tuple[Path, Any]:
     """A fresh upload folder and its held lock (:func:`drop_upload_dir` deletes the folder and releases the lock
-    when the build ends; while it is held, :func:`sweep_uploads` leaves the folder alone)."""
+    when the build ends; while it is held, :func:`sweep_uploads` leaves the folder alone).
+
+    The lock is its own, not :func:`~core.fsio.path_lock`'s thread-local one: the page's script thread takes it and
+    the build job's thread releases it, and a thread-local lock released from another thread did nothing — the
+    upload stayed locked and its ``.upload-*.lock`` file in ``$EGX_HOME/uploads`` until the server restarted."""
     import tempfile
 
-    from core.fsio import path_lock
+    from filelock import FileLock
+
+    from core.fsio import lock_file
 
     root = uploads_root()
     root.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="upload-", dir=root))
-    lock = path_lock(folder)
+    lock = FileLock(str(lock_file(folder)), thread_local=False, is_singleton=False)
     lock.acquire()
     return folder, lock
 

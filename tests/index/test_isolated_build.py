@@ -10,6 +10,7 @@ import pytest
 
 from core.backends.registry import get_embedder
 from core.errors import Cancelled, EgxError, WorkspaceError
+from core.fsio import held_if_free
 from core.index.isolated import (
     BuildLimits,
     BuildSpec,
@@ -103,6 +104,20 @@ def test_a_dropped_upload_leaves_no_upload_lock_file(tmp_path, monkeypatch):
     for folder, lock in folders:
         drop_upload_dir(folder, lock)
     assert sorted(p.name for p in uploads_root().iterdir()) == []
+
+
+def test_an_upload_dropped_by_another_thread_is_released_and_leaves_no_lock_file(tmp_path, monkeypatch):
+    """The app's own path: the page's script thread stages the upload, the build job's thread drops it. Before,
+    the thread-local lock's release in the job's thread did nothing: the folder stayed locked (no sweep could take
+    it) and its `.upload-*.lock` stayed (audit 57 found 6 of its ~12 uploads')."""
+    monkeypatch.setenv("EGX_HOME", str(tmp_path / "home"))
+    folder, lock = new_upload_dir()
+    t = threading.Thread(target=drop_upload_dir, args=(folder, lock))
+    t.start()
+    t.join(30)
+    assert list(uploads_root().iterdir()) == []
+    with held_if_free(folder) as held:  # nobody holds it any more
+        assert held
 
 
 def test_a_sample_builds_in_a_child_process_once(tmp_path):
