@@ -14,7 +14,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 # Stripped from both ends of a name (after whitespace is collapsed to single spaces). str.strip is
@@ -321,3 +321,25 @@ def named_person(name: str) -> bool:
         words = words[1:]
     return (2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and words[0] in _given_names()
             and words[-1].lower() not in _NOT_PERSON_HEADS)
+
+
+def name_mentions(name: str, sentences: Sequence[str]) -> list[tuple[str, str]]:
+    """(sentence, the form it names ``name`` by) for each of ``sentences`` that names ``name`` in full, then for each
+    that names a person (:func:`named_person`) by surname alone ("As a boy Wrenfield was apprenticed at the Hallam Toy
+    Works" for "Tobias Wrenfield": an audit's re-read found no bridge there) — never where a sentence names another
+    person of that surname ("Conrad Wrenfield") or the surname opens a longer name ("Wrenfield Toys")."""
+    def names(text: str, form: str) -> bool:
+        return re.search(rf"\b{re.escape(normalize_name(form))}\b", normalize_name(text)) is not None
+
+    full = [(s, name) for s in sentences if names(s, name)]
+    words = name.split()
+    if not named_person(name) or len(words[-1]) < 3:
+        return full
+    given, sur = words[-2], words[-1]
+    before = [m.group(1) for s in sentences for m in re.finditer(rf"\b([A-Z][\w'\-]*)\s+{re.escape(sur)}\b", s)]
+    if any(w != given and w.lower() not in STOPWORDS for w in before):  # another person of the name
+        return full
+    alone = [(s, sur) for s in sentences if not names(s, name) and any(
+        not re.search(rf"\b{re.escape(given)}\s+$", s[:m.start()]) and not re.match(r"\s+[A-Z]", s[m.end():])
+        for m in re.finditer(rf"\b{re.escape(sur)}\b", s))]
+    return full + alone

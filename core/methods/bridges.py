@@ -46,7 +46,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from core.methods.thing_of import THING_OF, thing_of
-from core.text import STOPWORDS, normalize_name
+from core.text import STOPWORDS, name_mentions, normalize_name
 
 #: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
 #: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
@@ -229,14 +229,14 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
     before_name = re.compile(rf"\b{re.escape(noun)}s?,?\s+$", re.IGNORECASE)  # "… the ferry " just before a name
     # the agent's role noun may be two words ("by the cabinet maker Aurelio Brandt", "by the piano dealer Oda Vesk")
     as_agent = re.compile(rf"(?:\bby\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}|\b{re.escape(noun)}\s+(?:is|was)\s+)$", re.IGNORECASE)
-    for s in sentences:
-        if not _has(normalize_name(s), x) or (adj and adj not in _WHEN_ADJ and not re.search(rf"\b{re.escape(adj)}\b", s, re.I)):
+    for s, xs in name_mentions(x, sentences):  # in full first, then a person by surname alone
+        if adj and adj not in _WHEN_ADJ and not re.search(rf"\b{re.escape(adj)}\b", s, re.I):
             continue
         names = [(start, n) for start, n in _names(s) if not _has(normalize_name(x), n) and not _has(normalize_name(n), x)]
         found = [n for start, n in names if before_name.search(s[:start])
                  or n.lower().endswith(" " + noun) or n.lower().endswith(" " + noun + "s")]
         if not found and not verb:
-            found = _related(noun, x, s, names, adj)
+            found = _related(noun, xs, s, names, adj)
         if not found and verb_word is not None and verb_word.search(s):  # "Nell Carrow was a photographer born in …"
             found = [n for start, n in names if re.match(
                 rf"\s+{_BE}\s+(?:a|an|the)\s+(?:[a-z\-]+\s+){{0,2}}?{re.escape(noun)}s?\b", s[start + len(n):], re.I)]
@@ -248,8 +248,8 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
             # Wrenfield]'s pupil was Nils Ottery, who later worked for a toy shop in Brellin" is not where X worked)
             found = [n for start, n in names for v, a in at[:1] if 0 < start - a
                      and len(s[a:_agent_at(as_agent, s, start) if agent else start].split()) <= 6
-                     and (bool(as_agent.search(s[:start])) and _subject_of(x, v, s, names) if agent
-                          else not _named_before(x, v, s) or _subject_of(x, v, s, names))]
+                     and (bool(as_agent.search(s[:start])) and _subject_of(xs, v, s, names) if agent
+                          else not _named_before(xs, v, s) or _subject_of(xs, v, s, names))]
         for n in found:
             if not _has(normalize_name(query), n):
                 return n, s

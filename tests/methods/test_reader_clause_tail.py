@@ -47,3 +47,19 @@ def test_a_verb_of_the_same_stem_said_of_another_resolves_nothing() -> None:
     own = "Among the apprentices of the Hallam firm was Tobias Wrenfield, and Tobias Wrenfield worked at the Hallam Toy Works."
     got = clause_bridges("Who bought the toy works where Tobias Wrenfield worked as a boy?", [pupil, own])
     assert got and got[0][1] == "Hallam Toy Works", got
+
+
+def test_a_person_named_by_surname_alone_resolves_the_bridge() -> None:
+    """Audit 57's q7: "As a boy Wrenfield was apprenticed at the Hallam Toy Works" names Tobias Wrenfield by surname
+    only, so the re-read found no bridge; a surname of two people in the sentences read ("Conrad Wrenfield") or one
+    that opens a longer name ("Wrenfield Toys") still names no one."""
+    q = "Who bought the toy works where Tobias Wrenfield worked as a boy?"
+    said = "As a boy Wrenfield was apprenticed at the Hallam Toy Works."
+    got = clause_bridges(q, [said])
+    assert got and got[0][:2] == ("Who bought the Hallam Toy Works?", "Hallam Toy Works"), got
+    assert clause_bridges(q, [said, "His nephew Conrad Wrenfield sold the workshop."]) == []
+    assert clause_bridges(q, ["The Wrenfield Toy Works made boats; Hallam Toy Works made dolls."]) == []
+    # the full name is read first, wherever the surname-only sentence ranks
+    full = "Tobias Wrenfield worked at the Brellin Toy Works until 1890."
+    got = clause_bridges(q, [said, full])
+    assert got and got[0][1] == "Brellin Toy Works", got
