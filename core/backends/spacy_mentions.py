@@ -29,6 +29,7 @@ from core.backends import spacy_appositions as apps
 from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_openers as op
+from core.backends import spacy_people as ppl
 from core.backends import spacy_pronouns as pr
 from core.backends import spacy_spans as spans
 from core.backends import spacy_works as wk
@@ -42,8 +43,7 @@ _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they"})
 _SUBJ_DEPS = ("nsubj", "nsubjpass")
 #: what a "he"/"she" stands for where no one fits (the title was called the other pronoun): no mention at all
 _NOBODY = ("", "")
-#: role nouns of people by their ending ("the engraver Pim Rattery", "the watchmaker Odile Brask")
-#: (not a thing named so: "the river Aske", "the steamer Grey Heron", :data:`core.backends.spacy_kinds.THING_AGENTS`)
+#: role nouns of people by their ending ("the engraver Pim Rattery"; not "the river Aske": ``kinds.THING_AGENTS``)
 _AGENT = kinds.AGENT
 #: prepositions whose object is a place, never a person ("born in Ostrava Mill", "died at Kellbrug")
 _PLACE_PREPS = frozenset({"in", "at", "near"})
@@ -369,7 +369,7 @@ class _Mentions:
             role = any(n.pos_ == "NOUN" and n.tag_ == "NN" and _AGENT.fullmatch(n.lower_) for n in (  # "X, a cooper"
                 *self.doc[span[0] - 1:span[0]], *(c for c in tok.children if c.dep_ == "appos" and c.i > tok.i + 1 and
                                                    self.doc[c.left_edge.i].lower_ in ("a", "an"))))
-            if born or role or kinds.agent_attr(tok, _AGENT):
+            if born or role or kinds.agent_attr(tok, _AGENT) or ppl.person_cue(self, tok, span):  # round 64
                 self._people.add(self.text_of(span))
             elif tok.dep_ == "pobj" and (tok.head.lower_ in _PLACE_PREPS or office_of(tok)):  # "born in X", "founder of X"
                 self._places.add(self.text_of(span))
