@@ -19,6 +19,7 @@ from core.backends import spacy_dates as dates
 from core.backends import spacy_kinds as kinds
 from core.backends import spacy_lists as lists
 from core.backends import spacy_places as places
+from core.backends import spacy_roles as roles
 from core.backends import spacy_spans as spans
 from core.backends.base import ExtractedTriple
 from core.backends.spacy_anaphora import FAMILY, named_subjects, owned_name, titled_owner
@@ -32,8 +33,7 @@ _SUBJ = ("nsubj", "nsubjpass", "csubj")
 _OBJ = ("dobj", "attr", "oprd", "dative")
 #: nouns that tie the name in apposition to their owner ("His daughter Agnes Marlow" → daughter of him)
 _KIN = frozenset(ROLE_GENDER) | {"cousin", "child", "grandson", "granddaughter", "stepson", "stepdaughter"}
-#: role nouns whose owner, when no person, is where the role is held: a town's largest employer employs people in the
-#: town, not the town ("employer of" reads as if it did)
+#: role nouns whose owner, when no person, is where the role is held ("employer in" a town: it employs people there)
 _HELD_IN = frozenset({"employer", "investor"})
 #: forms of "become" (the pipeline has no lemmatizer)
 _BECOME = frozenset({"become", "becomes", "became", "becoming"})
@@ -423,10 +423,10 @@ class _Piece(_Mentions):
         self.add(head, "located in" if place else "is", tail)  # "Winnetka, Illinois"
 
     def _owned_role(self, tok: Any) -> None:
-        """"Its founder, Henrik Corvane, started it in 1939" → (Henrik Corvane, founded, Corvane Group); "Its owner,
-        Marco Fenn, …" → (Marco Fenn, owner of, …): a person's name in apposition to an owned role noun as a subject (an audit's KG
-        had only "Corvane Group · founder started in · 1939"). "founded" is the verb's own relation ("X founded Y")."""
+        """"Its founder, Henrik Corvane, started it in 1939" → (Henrik Corvane, founded, Corvane Group) (an audit's KG had
+        only "Corvane Group · founder started in · 1939"); any other role noun's edge: :func:`spacy_roles.role_edge`."""
         role = tok.head
+        roles.role_edge(self, role)  # "Marren's assistant, Piet Olley,", "The foreman of the works, X," (round 64)
         if role.pos_ != "NOUN" or role.tag_ != "NN" or not _AGENT.fullmatch(role.lower_) or tok.pos_ != "PROPN" \
                 or role.dep_ not in ("nsubj", "nsubjpass"):
             return  # a subject only: "stands up to his sister, Aunt Alexandra" left "his" to the last man named

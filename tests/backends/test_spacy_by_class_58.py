@@ -50,3 +50,38 @@ def test_himself_beside_a_name_makes_a_person(ex):
         got = triples(ex, text)
         assert (*kin, owner) in got, got
         assert not any(h == kin[0] and r == kin[1] and t != owner for h, r, t in got), got
+
+
+# -- 2. a role noun with its name set off by commas is an edge --------------------------------------------------------
+def test_the_role_of_the_named_works_set_off_name_is_an_edge(ex):
+    for text, name, role, owner in (
+            ("Tobias Wrenfield\nAs a boy Wrenfield was apprenticed at the Hallam Toy Works in Ashgrove, where he painted "
+             "tin soldiers before he was allowed to carve. The foreman of the works, Silas Brand, taught him to sharpen "
+             "chisels and to read the grain of the wood.", "Silas Brand", "foreman of", "Hallam Toy Works"),
+            ("Wick Glassworks\nWick Glassworks is a glassworks in Wick. The manager of the glassworks, Tom Reed, hired "
+             "twelve blowers in 1901.", "Tom Reed", "manager of", "Wick Glassworks"),
+            ("Karl Voss\nKarl Voss worked at the Tarn Glassworks in Wick. The owner of the glassworks, Anna Brede, "
+             "hired him in 1880.", "Anna Brede", "owner of", "Tarn Glassworks")):
+        got = triples(ex, text)
+        assert (name, role, owner) in got, got
+
+
+def test_the_role_of_unnamed_works_is_no_edge(ex):
+    got = triples(ex, "Karl Voss\nKarl Voss was a carver. The foreman of the works, Silas Brand, taught him to carve.")
+    assert ("Silas Brand", "taught", "Karl Voss") in got, got
+    assert not any(r == "foreman of" for _, r, _ in got), got
+
+
+def test_an_owned_role_or_kin_noun_set_off_name_is_an_edge(ex):
+    for text, name, role, owner in (
+            ("Harbour Notes\nThe director of the Dunmere museum, Ysolde Marren, bought the papers of Anselm Greaves in "
+             "1990. Marren's assistant, Piet Olley, catalogued them.", "Piet Olley", "assistant of", "Ysolde Marren"),
+            ("Lena Holm\nLena Holm was a singer. Holm's teacher, Paul Wren, took her to Vienna in 1901.", "Paul Wren",
+             "teacher of", "Lena Holm"),
+            ("Ostby Library\nThe library opened in 1901. Its first librarian, Ada Lamb, bought the maps.", "Ada Lamb",
+             "librarian of", "Ostby Library"),
+            ("Rudolf Marr\nRudolf Marr was a sailor. He married Ida Kolt in 1890. Her son, Paul Marr, became a baker.",
+             "Paul Marr", "son of", "Ida Kolt")):
+        got = triples(ex, text)
+        assert (name, role, owner) in got, got
+        assert not any(h == name and r == role and t != owner for h, r, t in got), got
