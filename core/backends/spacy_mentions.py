@@ -282,7 +282,7 @@ class _Mentions:
         :data:`_NOBODY`."""
         if prev is not None and prev[1] == "PRON:" + word:
             return prev[0]
-        other = self._other_sex_before(word, tok) or op.opening_title(self, word, tok)  # audit 57: the title again
+        other = self._other_sex_before(word, tok) or op.opening_title(self, word, tok) or pr.pair_title(self, word, tok, prev)  # audit 57; round 64: "He succeeded her"
         if other is not None:
             return other
         # "… Edwin Marlow trained under her there. She bred …": the one the "her" stood for goes on (centering prefers

@@ -343,3 +343,29 @@ def them_object(m: Any, tok: Any) -> tuple[str, str] | None:
     objs = [c for c in before.root.children if c.dep_ == "dobj" and c.tag_ == "NNS" and c.pos_ == "NOUN"]
     got = m.mention(objs[-1]) if len(objs) == 1 else None
     return got if got is not None and got[1] != "TITLE" else None
+
+
+def pair_title(m: Any, word: str, tok: Any, prev: Any) -> tuple[str, str] | None:
+    """The person title for a "he"/"she" subject ``tok`` whose own verb has the other pronoun as its object, where
+    the text gave neither the title nor the sentence before's subject a gender yet (round 64, the class "He succeeded
+    her"): "Tobin Ashgrove was an astronomer. Ismene Vartan ran the observatory in 1890. *He* succeeded *her*" read
+    "Ismene Vartan · succeeded · Tobin Ashgrove". The two pronouns are two people, the title one of them, and a person's
+    passage calls its title first. Never where a pronoun of the other gender came before ``tok`` ("*His* captain, Ida
+    Roe, trusted him. She promoted him"; "*Her* teacher was Paul Wren. He gave her lessons"), which may be the title's
+    (round 62 took back a rule without this check); None otherwise."""
+    if word not in ("he", "she") or tok is None or tok.dep_ not in ("nsubj", "nsubjpass") or not m.title:
+        return None
+    if not m._title_person() or m._gender.get(m.title, word) != word:
+        return None
+    verb = tok.head
+    objs = [c for c in verb.children if c.dep_ in ("dobj", "dative")]
+    objs += [o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    if not any(o.lower_ == ("her" if word == "he" else "him") and o.tag_ == "PRP" for o in objs):
+        return None
+    other = ("she", "her", "hers", "herself") if word == "he" else ("he", "him", "his", "himself")
+    if any(t.lower_ in other and t.pos_ == "PRON" for t in m.doc[:tok.i]):
+        return None
+    if prev is None or prev[1] == "TITLE" or prev[1].startswith("PRON:") or prev[0][0] in m._gender or not m._person(
+            *prev):
+        return None
+    return m.title, "TITLE"

@@ -85,3 +85,28 @@ def test_an_owned_role_or_kin_noun_set_off_name_is_an_edge(ex):
         got = triples(ex, text)
         assert (name, role, owner) in got, got
         assert not any(h == name and r == role and t != owner for h, r, t in got), got
+
+
+# -- 3. "He succeeded her": the two pronouns are two people, the person title one of them -----------------------------
+def test_a_pronoun_pair_after_an_ungendered_subject_is_the_title_and_that_subject(ex):
+    for text, right, wrong in (
+            ("Tobin Ashgrove\nTobin Ashgrove was an astronomer. Ismene Vartan ran the observatory in 1890. He succeeded "
+             "her as director in 1902.", ("Tobin Ashgrove", "succeeded", "Ismene Vartan"),
+             ("Ismene Vartan", "succeeded", "Tobin Ashgrove")),
+            ("Lena Hart\nLena Hart was a singer. Karl Moss ran a club in Wick. She joined him in 1901.",
+             ("Lena Hart", "joined", "Karl Moss"), ("Karl Moss", "joined", "Lena Hart")),
+            ("Mara Lind\nMara Lind was a potter. Olaf Brenn owned a kiln in Wick. She bought it from him in 1899.",
+             ("Mara Lind", "bought from", "Olaf Brenn"), ("Olaf Brenn", "bought from", "Mara Lind"))):
+        got = triples(ex, text)
+        assert right in got, got
+        assert wrong not in got, got
+
+
+def test_a_pronoun_pair_after_the_title_was_called_the_other_pronoun_is_the_subject_before(ex):
+    got = triples(ex, "Anna Brook\nAnna Brook was a pianist. Her teacher was Paul Wren. He gave her lessons in Vienna. "
+                      "She married him in 1901.")
+    assert ("Paul Wren", "teacher of", "Anna Brook") in got, got
+    assert ("Anna Brook", "married", "Paul Wren") in got, got
+    got = triples(ex, "Karl Vint\nKarl Vint was a sailor. His captain, Ida Roe, trusted him. She promoted him in 1890.")
+    assert ("Ida Roe", "promoted", "Karl Vint") in got, got
+    assert ("Karl Vint", "promoted", "Ida Roe") not in got, got
