@@ -134,9 +134,8 @@ class SpacyExtractor:
     """
 
     name = "spacy"
-    # v4: pronouns take the previous sentence's subject, role nouns their appositive name (stale caches re-extract);
-    # v5: "he"/"she" also take a subject the model tags ORG/PRODUCT… that begins with a common given name;
-    # v6: "it" takes a proper name after "the", "he"/"she" never do (a v5 cache of a passage held the v5 reading);
+    # v4: pronouns the sentence before's subject, role nouns their name; v5: "he"/"she" an ORG subject with a common
+    # given name; v6: "it" a proper name after "the", "he"/"she" never (each bump re-extracts stale caches)
     # v7: a name the parser read as a verb is parsed again as one token ("Barnaby Fell"), a name after its
     # description is the name ("the cattle ferry Brown Ox"), "the river" of a subordinate clause is no title, and
     # a gerund after a preposition takes its verb's subject ("known for rescuing"), "he"/"she" never a person the
@@ -257,7 +256,8 @@ class SpacyExtractor:
     # title the passage before called "his", a thing passage's "his" its own sentence's man, "The crow is helped by"
     # in a play's passage "crow of <play>", "The foreman of the works, X," X, "a school opened in 1921" the school's,
     # "## Career" no entity, an object "them" the plural object before, "Her husband, the printer X" a "he" (audit 57)
-    # v54: ORG-tagged people (a shared surname, "X himself"), "Her son, X,", "He succeeded her" the title (round 64)
+    # v54: ORG-tagged people (a shared surname, "X himself"), "Her son, X,", "He succeeded her" the title, "the
+    # company" of a town no title, "The dome" its own node, "…, and of a museum opened in 1932" the museum's (round 64)
     model_id = f"spacy-v54:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)

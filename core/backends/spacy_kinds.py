@@ -277,6 +277,11 @@ WORK_KIND = frozenset({"work", "piece", "masterpiece", "statue", "painting", "pi
 
 
 #: a person's role noun ("the winner", "the founder", "the heiress"), and plain words for people: never a thing's name
+#: nouns for a body of people that acts as one ("The society meets …. Since 1911 it has awarded …"): "it" may stand
+#: for the organisation's name such a noun stands for (:func:`spacy_pronouns._fits`); never a town's act (round 64)
+BODY_NOUNS = frozenset({"society", "company", "association", "club", "institute", "academy", "council", "committee",
+                        "union", "federation", "league", "foundation", "firm", "guild", "board", "commission",
+                        "corporation", "agency", "organisation", "organization", "group"})
 _PERSON_NOUN = re.compile(r"(?:er|or|ist|ent|ant|ee|ess|ian)s?$")
 _PEOPLE = frozenset({"man", "woman", "son", "daughter", "wife", "husband", "child", "boy", "girl", "king", "queen"})
 
@@ -376,7 +381,7 @@ def not_the_title(m: Any, tok: Any) -> bool:
     ends in, "The works" of "Corrick Ironworks"; a kind the text or disambiguation gave), nor "the <noun> of <the
     title or its kind>" ("The politics of the state"), nor a place's own people or a family ("The family moved"). An
     event's, show's or song's plural stays its title ("The protests led to …" of "Euromaidan": MuSiQue)."""
-    from core.backends.spacy_spans import title_kinds  # spacy_spans' callers import this module
+    from core.backends.spacy_spans import _KIND_GROUPS, title_kinds  # spacy_spans' callers import this module
     word, kinds = tok.lower_, title_kinds(m)[0]
     title = re.findall(r"\w+", (m.title or "").lower().split(" (", 1)[0])
     stem = word[:-1] if tok.tag_ == "NNS" and word.endswith("s") else word  # the small model has no lemmatizer
@@ -385,6 +390,8 @@ def not_the_title(m: Any, tok: Any) -> bool:
         return False  # "The revolutions began in Poland" of "Revolutions of 1989"; "the bombs" of "… bombings"
     if own & (_PEOPLE | _OWN_PEOPLE) or of_own(tok, kinds | set(title)):
         return False  # "The effects of the atomic bombings killed …", "the children of X were successful"
+    if tok.tag_ == "NN" and kinds & _KIND_GROUPS[0] and (own & _KIND_GROUPS[1] or word in BODY_NOUNS):
+        return True  # round 64: "Dunmere is a harbour town. … the company opened a puppet school": no town's act
     said = (m.title or "") in m._gender or (named_person(m.title or "") and any(m.mention_of.get(t.i, "")[2:] == (  # "X was a
         "TITLE",) and agent_attr(t, AGENT) for t in m.doc))  # weaver" with a given name (audit 56); not "Ann Arbor", a bomber
     person = bool(said and m._title_person()) and not _PERSON_NOUN.search(word)  # a plural too: "The looms" (audit 56)

@@ -43,6 +43,9 @@ def mend_conj_participle(tok: Any) -> None:
     of *a puppet school opened* in 1921"), make ``tok`` a participle (``acl``) on that noun, and the preposition its
     conjunct head's. Audit 57 read "Dunmere · opened in · 1921": the conjunct verb took the sentence's subject (the
     class "an unnamed 'a <noun>' that a participle describes is no title"); now "puppet school · opened in · 1921"."""
+    if tok.dep_ == "acl":
+        _mend_far_acl(tok)
+        return
     if tok.tag_ != "VBN" or tok.dep_ != "conj" or tok.i == 0 or any(
             c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "dobj") for c in tok.children):
         return
@@ -53,3 +56,32 @@ def mend_conj_participle(tok: Any) -> None:
         return
     prep.head = tok.head
     tok.head, tok.dep_ = noun, "acl"
+
+
+def _mend_far_acl(tok: Any) -> None:
+    """Where the past participle ``tok`` is an ``acl`` the parser hung on a noun before the indefinite noun right before
+    it, which a preposition opens after "and" ("Ostby is the home of the Ostby Choir, which moved here from Wick, and of
+    *a small museum opened* in 1932"), make ``tok`` that noun's participle. Round 64 read "Ostby Choir · opened in · 1932"
+    (the class "a subject that is not the title"); now "small museum · opened in · 1932"."""
+    doc = tok.doc
+    if tok.tag_ != "VBN" or tok.i < 3 or any(c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "dobj") for c in tok.children):
+        return
+    noun = doc[tok.i - 1]
+    prep = noun.head
+    if noun.pos_ != "NOUN" or noun.dep_ != "pobj" or tok.head.i >= noun.i or prep.i > noun.i or prep.dep_ != "prep" or (
+            doc[prep.i - 1].lower_ != "and") or not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children):
+        return
+    tok.head = noun
+
+
+def mend_listed_of(tok: Any) -> None:
+    """Where "and of" ``tok`` hangs inside the relative clause of the first "of"-object ("Ostby is the home of the Ostby
+    Choir, which moved here from Wick, and *of* a small museum"), make it the first "of"'s sibling: round 64 read "Ostby
+    Choir · moved of · small museum", now "Ostby · home of · small museum" (the class "a subject that is not the
+    title": the choir is no subject of the museum)."""
+    if tok.lower_ != "of" or tok.dep_ not in ("prep", "conj") or tok.i == 0 or tok.doc[tok.i - 1].lower_ != "and":
+        return
+    clause = next((a for a in tok.ancestors if a.dep_ == "relcl"), None)
+    first = clause.head if clause is not None else None
+    if first is not None and first.dep_ == "pobj" and first.head.lower_ == "of" and first.head.i < first.i < tok.i:
+        tok.head, tok.dep_ = first.head.head, "prep"  # "home of X, which …, and of Y": the home's second "of"

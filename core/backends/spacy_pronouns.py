@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.backends.spacy_kinds import is_kind
+from core.backends.spacy_kinds import BODY_NOUNS, is_kind
 from core.backends.spacy_lists import WORK_NOUNS
 from core.text import named_person
 
@@ -20,13 +20,6 @@ ROLE_GENDER = {**dict.fromkeys(("mother", "wife", "daughter", "sister", "widow",
 #: Entity labels of things "it" may stand for. Not ORG or GPE: the small model labels people ORG
 #: ("Keanu Reeves", "Sofia Marrow") and places PERSON, so a bare name is only "he"/"she" when PERSON.
 _THING_LABELS = frozenset({"FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW"})
-
-
-#: nouns for a body of people that acts as one ("The society meets …. Since 1911 it has awarded …"): "it" may stand
-#: for the organisation's name such a noun stands for (:func:`_fits`)
-BODY_NOUNS = frozenset({"society", "company", "association", "club", "institute", "academy", "council", "committee",
-                        "union", "federation", "league", "foundation", "firm", "guild", "board", "commission",
-                        "corporation", "agency", "organisation", "organization", "group"})
 
 
 #: Entity labels the small model gives people's names ("Keanu Reeves" ORG, "Agnes Morrow" PRODUCT): "he"/"she" may

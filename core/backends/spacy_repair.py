@@ -55,7 +55,7 @@ from typing import Any
 
 from core.backends.spacy_lists import mend_appositive, object_complement, subject_clause, work_titles
 from core.backends.spacy_mentions import VALUE_LABELS
-from core.backends.spacy_participles import mend_agent_noun, mend_conj_participle
+from core.backends.spacy_participles import mend_agent_noun, mend_conj_participle, mend_listed_of
 from core.backends.spacy_titles import relative_titles
 
 #: Longest name (in tokens) merged into one token: a longer entity is more likely the parser's error than a name.
@@ -335,6 +335,7 @@ def mend_attachments(doc: Any) -> Any:
         subject_clause(tok)
         mend_agent_noun(tok)  # "a spare lens ground by X": a participle, not a noun (round 62)
         mend_conj_participle(tok)  # "… and of a puppet school opened in 1921": the school's participle (audit 57)
+        mend_listed_of(tok)  # "the home of X, which moved …, and of a museum": the home's (round 64)
     return doc
 
 

@@ -486,15 +486,15 @@ def of_title(m: Any, tok: Any) -> bool:
     if of and place:  # "the corn exchange of Gaulmere"; not "the version of <song>", "the course of the river"
         return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
     thing = tok.lower_ in _PLACE_THINGS  # in a place's or firm's passage; a fair where the title has any kind (audit 52)
-    given = given and (bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])) or tok.lower_ in _PLACE_THINGS_EVENTS)
-    return ((thing and (of or given)) or (of and tok.lower_ in _PARTS)) and not any(  # "the cellar of the house"; not "the
-        (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # church of
-        for c in tok.children)  # Saint Edda"
+    given, said = given and (bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])) or tok.lower_ in _PLACE_THINGS_EVENTS), given
+    return ((thing and (of or given)) or ((of or said) and tok.lower_ in _PARTS)) and not any(  # "the cellar of the
+        (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # house", "The
+        for c in tok.children)  # dome" of a title given a kind (round 64); not "the church of Saint Edda"
 
 
 #: parts of a building, their own node "of" it ("The cellar of the house was dug in 1874"), and events (:func:`of_title`)
 _PARTS = frozenset("cellar cellars tower roof garden gardens courtyard wing kitchen yard orchard orchards gate spire nave "
-                   "bells cloister barn stables warehouse".split())
+                   "bells cloister barn stables warehouse dome".split())
 _PLACE_THINGS_EVENTS = frozenset({"fair", "festival", "feast", "carnival", "regatta"})  # "The fair" of a cup
 _PLACE_THINGS = _PLACE_THINGS_EVENTS | frozenset({"church", "chapel", "showroom", "school", "library", "museum", "market",
                                                   "mill", "hall", "hospital", "station", "bridge", "fort"})  # of a place/firm

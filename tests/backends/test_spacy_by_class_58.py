@@ -110,3 +110,46 @@ def test_a_pronoun_pair_after_the_title_was_called_the_other_pronoun_is_the_subj
     got = triples(ex, "Karl Vint\nKarl Vint was a sailor. His captain, Ida Roe, trusted him. She promoted him in 1890.")
     assert ("Ida Roe", "promoted", "Karl Vint") in got, got
     assert ("Karl Vint", "promoted", "Ida Roe") not in got, got
+
+
+# -- 4. subjects that are not the title -------------------------------------------------------------------------------
+def test_a_body_noun_subject_in_a_towns_passage_is_not_the_town(ex):
+    for text, title, verb in (
+            ("Dunmere\nDunmere is a harbour town. Under her direction the company opened a puppet school in Dunmere in "
+             "1921. In 1930 a new museum opened in 1930.", "Dunmere", "opened"),
+            ("Wick\nWick is a market town on the river Tarn. In 1890 the society built a reading room in Wick.", "Wick",
+             "built"),
+            ("Ostby\nOstby is a fishing village. The firm opened a cannery there in 1901.", "Ostby", "opened")):
+        got = triples(ex, text)
+        assert not any(h == title and r.startswith(verb) for h, r, _ in got), got
+
+
+def test_and_of_a_noun_with_a_participle_is_the_first_ofs_sibling(ex):
+    for text, place, relation, first, second, verb, year in (
+            ("Ostby\nOstby is the home of the Ostby Choir, which moved here from Wick, and of a small museum opened in "
+             "1932.", "Ostby", "home of", "Ostby Choir", "small museum", "opened in", "1932"),
+            ("Tarn\nTarn is the home of the Tarn Band, which moved here from Ostby, and of a small school built in "
+             "1890.", "Tarn", "home of", "Tarn Band", "small school", "built in", "1890"),
+            ("Brell\nBrell is the seat of the Vell Company, which came here from Wick, and of a new library opened in "
+             "1911.", "Brell", "seat of", "Vell Company", "new library", "opened in", "1911")):
+        got = triples(ex, text)
+        assert (place, relation, second) in got, got
+        assert (second, verb, year) in got, got
+        assert not any(h == first and t in (second, year) for h, _, t in got), got
+
+
+def test_a_bare_part_of_a_title_given_a_kind_is_its_own_node(ex):
+    for text, title, part, relation, agent in (
+            ("Kelvary Observatory\nKelvary Observatory is an astronomical observatory near Calmouth. It was founded in "
+             "1871. The dome was designed by Osric Penhale.", "Kelvary Observatory", "dome", "designed by",
+             "Osric Penhale"),
+            ("Saint Brell's Church\nSaint Brell's Church is a parish church in Wick. It was built in 1420. The tower was "
+             "designed by Osric Penhale in 1870.", "Saint Brell's Church", "tower", "designed by", "Osric Penhale"),
+            ("Harlow Hall\nHarlow Hall is a country house near Ostby. The roof was rebuilt by Tom Pike in 1901.",
+             "Harlow Hall", "roof", "rebuilt by", "Tom Pike")):
+        got = triples(ex, text)
+        assert (f"{part} of {title}", relation, agent) in got, got
+        assert (title, relation, agent) not in got, got
+    got = triples(ex, "Calmouth Museum\nCalmouth Museum is a museum in Calmouth. The building was designed by Ada Fenn "
+                      "in 1890.")
+    assert ("Calmouth Museum", "designed by", "Ada Fenn") in got, got
