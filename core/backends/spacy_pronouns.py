@@ -328,14 +328,18 @@ def sentence_person(m: Any, tok: Any, word: str) -> tuple[str, str] | None:
 def them_object(m: Any, tok: Any) -> tuple[str, str] | None:
     """What an object "them" ``tok`` stands for where the sentence before ended on a plural common-noun object of its
     main verb: "… bought the papers of Anselm Greaves in 1990. Marren's assistant, Piet Olley, catalogued *them*." (audit
-    57's breakers read "Piet Olley · catalogued · Harbour Notes", a title whose last word is plural); None otherwise
-    (the title, as before). Only the sentence before's own main-verb object ("dobj", tag NNS)."""
+    57's breakers read "Piet Olley · catalogued · Harbour Notes", a title whose last word is plural); ``("", "")``, no
+    edge, where that object has no node of its own ("the papers" folded into "bought papers of": round 64, the class "a
+    plural pronoun object with no node to take is no edge, never the title"); None otherwise (the title, as before).
+    Only the sentence before's own main-verb object ("dobj", tag NNS)."""
     if tok.lower_ != "them" or tok.dep_ != "dobj" or tok.sent.start == 0:
         return None
     before = m.doc[tok.sent.start - 1].sent
     objs = [c for c in before.root.children if c.dep_ == "dobj" and c.tag_ == "NNS" and c.pos_ == "NOUN"]
-    got = m.mention(objs[-1]) if len(objs) == 1 else None
-    return got if got is not None and got[1] != "TITLE" else None
+    if len(objs) != 1:
+        return None
+    got = m.mention(objs[-1])
+    return ("", "") if got is None else got if got[1] != "TITLE" else None
 
 
 def pair_title(m: Any, word: str, tok: Any, prev: Any) -> tuple[str, str] | None:
