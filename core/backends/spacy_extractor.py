@@ -256,7 +256,7 @@ class SpacyExtractor:
     # title the passage before called "his", a thing passage's "his" its own sentence's man, "The crow is helped by"
     # in a play's passage "crow of <play>", "The foreman of the works, X," X, "a school opened in 1921" the school's,
     # "## Career" no entity, an object "them" the plural object before, "Her husband, the printer X" a "he" (audit 57)
-    # v54: ORG-tagged people (a shared surname, "X himself"), "Her son, X,", "He succeeded her" the title, "the company"
+    # v54: ORG-tagged people (a shared surname, "X himself"), "Her son, X,", "He succeeded her" no guess, "the company"
     # of a town, "The dome" its own node, "and of a museum opened in" the museum's, "them" no title (round 64)
     model_id = f"spacy-v54:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it

@@ -88,18 +88,29 @@ def test_an_owned_role_or_kin_noun_set_off_name_is_an_edge(ex):
 
 
 # -- 3. "He succeeded her": the two pronouns are two people, the person title one of them -----------------------------
-def test_a_pronoun_pair_after_an_ungendered_subject_is_the_title_and_that_subject(ex):
-    for text, right, wrong in (
+def test_a_pronoun_pair_after_an_ungendered_subject_is_no_edge_either_way(ex):
+    for text, verb, title, other in (
             ("Tobin Ashgrove\nTobin Ashgrove was an astronomer. Ismene Vartan ran the observatory in 1890. He succeeded "
-             "her as director in 1902.", ("Tobin Ashgrove", "succeeded", "Ismene Vartan"),
-             ("Ismene Vartan", "succeeded", "Tobin Ashgrove")),
-            ("Lena Hart\nLena Hart was a singer. Karl Moss ran a club in Wick. She joined him in 1901.",
-             ("Lena Hart", "joined", "Karl Moss"), ("Karl Moss", "joined", "Lena Hart")),
+             "her as director in 1902.", "succeeded", "Tobin Ashgrove", "Ismene Vartan"),
+            ("Lena Hart\nLena Hart was a singer. Karl Moss ran a club in Wick. She joined him in 1901.", "joined",
+             "Lena Hart", "Karl Moss"),
             ("Mara Lind\nMara Lind was a potter. Olaf Brenn owned a kiln in Wick. She bought it from him in 1899.",
-             ("Mara Lind", "bought from", "Olaf Brenn"), ("Olaf Brenn", "bought from", "Mara Lind"))):
+             "bought from", "Mara Lind", "Olaf Brenn"),
+            # the same shape the other way round: only the names' genders tell, so no edge rather than a wrong one
+            ("Anna Brook\nAnna Brook was a pianist. Paul Wren ran a school in Vienna. He taught her from 1890.",
+             "taught", "Paul Wren", "Anna Brook")):
         got = triples(ex, text)
-        assert right in got, got
-        assert wrong not in got, got
+        assert (other, verb, title) not in got, got  # base: the sentence before's subject, the wrong way round here
+
+
+def test_the_audits_he_succeeded_her_reads_past_a_he_of_the_passage_before(ex):
+    got = _after(ex, "Tobin Ashgrove (1861–1933) was an astronomer and the second director of the Kelvary Observatory. "
+                     "He was born in Brisa Hollow, the son of a quarryman, and worked as a boy in the Penrose slate "
+                     "quarry.",
+                 "Tobin Ashgrove\nIsmene Vartan took him on as an assistant in 1880, after he wrote to her about a comet "
+                 "he had seen. He studied at night and became her deputy in 1891. He succeeded her as director in 1902.")
+    assert ("Tobin Ashgrove", "succeeded", "Ismene Vartan") in got, got
+    assert ("Ismene Vartan", "succeeded", "Tobin Ashgrove") not in got, got
 
 
 def test_a_pronoun_pair_after_the_title_was_called_the_other_pronoun_is_the_subject_before(ex):
