@@ -282,6 +282,7 @@ WORK_KIND = frozenset({"work", "piece", "masterpiece", "statue", "painting", "pi
 BODY_NOUNS = frozenset({"society", "company", "association", "club", "institute", "academy", "council", "committee",
                         "union", "federation", "league", "foundation", "firm", "guild", "board", "commission",
                         "corporation", "agency", "organisation", "organization", "group"})
+_GOVERNING = frozenset({"council", "committee", "board", "commission", "agency"})  # a town's own: "The council built"
 _PERSON_NOUN = re.compile(r"(?:er|or|ist|ent|ant|ee|ess|ian)s?$")
 _PEOPLE = frozenset({"man", "woman", "son", "daughter", "wife", "husband", "child", "boy", "girl", "king", "queen"})
 
@@ -390,7 +391,7 @@ def not_the_title(m: Any, tok: Any) -> bool:
         return False  # "The revolutions began in Poland" of "Revolutions of 1989"; "the bombs" of "… bombings"
     if own & (_PEOPLE | _OWN_PEOPLE) or of_own(tok, kinds | set(title)):
         return False  # "The effects of the atomic bombings killed …", "the children of X were successful"
-    if tok.tag_ == "NN" and kinds & _KIND_GROUPS[0] and (own & _KIND_GROUPS[1] or word in BODY_NOUNS):
+    if tok.tag_ == "NN" and kinds & _KIND_GROUPS[0] and (own & _KIND_GROUPS[1] or word in BODY_NOUNS - _GOVERNING):
         return True  # round 64: "Dunmere is a harbour town. … the company opened a puppet school": no town's act
     said = (m.title or "") in m._gender or (named_person(m.title or "") and any(m.mention_of.get(t.i, "")[2:] == (  # "X was a
         "TITLE",) and agent_attr(t, AGENT) for t in m.doc))  # weaver" with a given name (audit 56); not "Ann Arbor", a bomber

@@ -487,9 +487,9 @@ def of_title(m: Any, tok: Any) -> bool:
         return True  # (MuSiQue: a bare or "of" noun of any title made hundreds of wrong own nodes)
     thing = tok.lower_ in _PLACE_THINGS  # in a place's or firm's passage; a fair where the title has any kind (audit 52)
     given, said = given and (bool(kinds & (ana.PLACE_NOUNS | _KIND_GROUPS[1])) or tok.lower_ in _PLACE_THINGS_EVENTS), given
-    return ((thing and (of or given)) or ((of or said) and tok.lower_ in _PARTS)) and not any(  # "the cellar of the
-        (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # house", "The
-        for c in tok.children)  # dome" of a title given a kind (round 64); not "the church of Saint Edda"
+    return ((thing and (of or given)) or ((of or (said and not m._title_person())) and tok.lower_ in _PARTS)) and not any(
+        (c.dep_ == "compound" and c.pos_ == "NOUN") or (c.dep_ == "prep" and c.lower_ == "of" and not of)  # "the cellar
+        for c in tok.children)  # of the house", "The dome" of a thing given a kind (round 64); not "the church of Saint Edda"
 
 
 #: parts of a building, their own node "of" it ("The cellar of the house was dug in 1874"), and events (:func:`of_title`)

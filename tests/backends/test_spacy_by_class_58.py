@@ -184,3 +184,10 @@ def test_them_after_a_plural_object_with_no_node_is_no_edge(ex):
 def test_them_after_a_plural_object_with_a_node_is_that_node(ex):
     got = triples(ex, "Ostby Library\nThe library received forty old maps in 1901. Ada Lamb restored them.")
     assert ("Ada Lamb", "restored", "forty old maps") in got, got
+
+
+def test_a_towns_own_council_and_a_persons_tower_are_read_as_before(ex):
+    got = triples(ex, "Kestrow\nKestrow is a market town. The council built a bridge in 1890.")
+    assert ("Kestrow", "built in", "1890") in got, got  # the town's own council: the town, as before
+    got = triples(ex, "Tom Pike\nTom Pike was a mason in Wick. The tower was built in 1890 by Ada Fenn.")
+    assert not any(h == "tower of Tom Pike" for h, _, _ in got), got  # a part of a thing, never of a person
