@@ -343,3 +343,23 @@ def name_mentions(name: str, sentences: Sequence[str]) -> list[tuple[str, str]]:
         not re.search(rf"\b{re.escape(given)}\s+$", s[:m.start()]) and not re.match(r"\s+[A-Z]", s[m.end():])
         for m in re.finditer(rf"\b{re.escape(sur)}\b", s))]
     return full + alone
+
+
+#: Nouns of people that no ending of :func:`person_noun` marks.
+_PERSON_NOUNS = frozenset({
+    "man", "woman", "person", "people", "child", "boy", "girl", "baby", "friend", "pupil", "apprentice", "widow",
+    "wife", "husband", "spouse", "son", "daughter", "mother", "father", "parent", "brother", "sister", "aunt", "uncle",
+    "nephew", "niece", "cousin", "grandson", "granddaughter", "heir", "king", "queen", "prince", "princess", "duke",
+    "lord", "lady", "emperor", "empress", "pope", "bishop", "monk", "nun", "abbot", "priest", "saint", "poet", "chef",
+    "cook", "guide", "judge", "nurse", "clerk", "pilot", "chief", "captain", "chaplain", "architect", "playwright",
+    "smith", "mason", "wright", "tutor", "mentor", "master", "mistress", "host", "guest", "hero", "heroine", "rival",
+    "partner", "colleague", "ally", "enemy", "staff", "crew", "team", "band", "group", "family", "couple"})
+
+
+def person_noun(noun: str) -> bool:
+    """Whether a description's noun may stand for a person ("the artist", "the founder", "the widow") rather than only
+    a thing ("the window", "the school"): a listed noun of people or kin, or an agent ending (-er, -or, -ist, -ian,
+    -ant, -ent, -ess, -eer: "painter", "sculptor", "merchant", "abbess", "engineer"). Errs towards a person: it only
+    keeps a person's name from standing for a thing."""
+    noun = noun.lower()
+    return noun in _PERSON_NOUNS or noun.endswith(("er", "or", "ist", "ian", "ant", "ent", "ess", "eer", "ee"))

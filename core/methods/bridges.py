@@ -45,8 +45,9 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 
+from core.methods.bridge_extent import extent
 from core.methods.thing_of import THING_OF, thing_of
-from core.text import STOPWORDS, name_mentions, normalize_name
+from core.text import STOPWORDS, name_mentions, named_person, normalize_name, person_noun
 
 #: A proper name: capitalised words, with "of"/"de"/"van"/"von"/"&" between two of them ("Ermengarde of Tours",
 #: "Brask & Sons": ending at "&", "the company that bought Brask & Sons" was re-read "the Halvard Music Company & Sons").
@@ -55,8 +56,8 @@ _NAME = r"[A-Z][\w'\-]*(?:\s+(?:(?:of|de|van|von|da|di|&)\s+)?(?:[A-Z][\w'\-]*|[
 _PARTICIPLE_WORDS = ("born", "built", "made", "raised", "held", "kept", "found", "drawn", "written", "buried")
 _CLAUSE_PATTERNS = (
     # "the ferry that Mattias Venn captained", "the school where the composer Pieter Valk trained"
-    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:that|which|whom|where)\s+"
-               rf"(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})\s+(?P<verb>[a-z]+)\b"),
+    re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>(?!(?:with|in|at|on|from|by|for|of|to)\b)[a-z]+)\s+(?:that|which|whom|where)\s+"
+               rf"(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})\s+(?:(?:was|were|had\s+been)\s+(?=[a-z]+ed\b))?(?P<verb>[a-z]+)\b"),
     # "the telescope with which Comet Sarna was discovered"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?:the\s+)?(?P<x>{_NAME})\s+"
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),
@@ -78,6 +79,8 @@ _SUBJECT_CLAUSE = re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+
 _THING_CLAUSE = re.compile(r"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:who|that|which)\s+(?P<verb>[a-z]{3,})\s+"
                            r"the\s+(?P<x>[a-z]{3,}(?:\s+(?!(?:after|before|during|until|since|in|on|at|of|for|from|with|by|"
                            r"to|and|or|but|that|which|who|when|where|while|as)\b)[a-z]{3,}){1,2})\b")
+#: The patterns of a relative clause, whose own words may run past the match (:func:`core.methods.bridge_extent.extent`).
+_CLAUSES = (_CLAUSE_PATTERNS[0], _SUBJECT_CLAUSE, _THING_CLAUSE)
 #: Relational nouns and the nouns that state the same relation from the other side: "the father of Aldo Fenn" is
 #: the one Aldo Fenn "was the son of".
 _PARENT, _CHILD = ("father", "mother", "parent"), ("son", "daughter", "child")
@@ -110,9 +113,6 @@ _ROLE_PHRASES: dict[str, tuple[str, ...]] = {
     **{w: ("married", "was married to", "wed") for w in ("husband", "wife", "spouse")},
 }
 _SPOUSES = frozenset({"husband", "wife", "spouse"})
-#: Participles not ending in -ed that close a question ("Who was the man … born?").
-_PARTICIPLES = frozenset({"born", "built", "made", "sold", "bought", "known", "called", "named", "given", "taken",
-                          "written", "drawn", "paid", "held", "led", "run", "found", "kept", "left", "won", "shown"})
 #: Words that open a sentence or a description, never the start of a bridge name.
 _NOT_NAMES = frozenset({"the", "a", "an", "he", "she", "it", "they", "his", "her", "its", "their", "this", "that",
                         "in", "on", "at", "after", "before", "during", "when", "who", "what", "where", "which", "how",
@@ -249,11 +249,19 @@ def _resolve(noun: str, x: str, verb: str, sentences: Sequence[str], query: str,
             found = [n for start, n in names for v, a in at[:1] if 0 < start - a
                      and len(s[a:_agent_at(as_agent, s, start) if agent else start].split()) <= 6
                      and (bool(as_agent.search(s[:start])) and _subject_of(xs, v, s, names) if agent
-                          else not _named_before(xs, v, s) or _subject_of(xs, v, s, names))]
+                          else not _named_before(xs, v, s) or _subject_of(xs, v, s, names))
+                     and (agent or _may_stand_for(noun, n))]
         for n in found:
             if not _has(normalize_name(query), n):
                 return n, s
     return "", ""
+
+
+def _may_stand_for(noun: str, name: str) -> bool:
+    """Whether a name found as the doer of a description's verb may be what "the ``noun``" stands for: a person's name
+    only for a noun of a person (audit 58: "the school that taught Marta Kessel" was re-read "the school Greta Lisk",
+    "the window that won the Gold Pane" "the window Odile Vantrec"); a name right after the noun is always it."""
+    return person_noun(noun) or not named_person(name) or name.lower().endswith(noun)
 
 
 def _agent_at(as_agent: re.Pattern[str], s: str, start: int) -> int:
@@ -404,7 +412,8 @@ def _resolve_agent(noun: str, y: str, verb: str, sentences: Sequence[str], query
                     gap = s[m.end():start]
                     if 0 < start - m.end() and len(gap.split()) <= 6 and re.search(rf"\b{prep}\s+(?:the\s+)?(?:[a-z\-]+\s+){{0,2}}$", gap, re.I):
                         found.append(n)
-                    elif prep == "by" and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,"):
+                    elif (prep == "by" and start + len(n) <= m.start() and not s[start + len(n):m.start()].strip(" ,")
+                          and _may_stand_for(noun, n)):
                         found.append(n)  # "Clara Dunmore bought …": the subject right before the verb (or one saying the same)
         found.sort(key=lambda n: not re.search(rf"\b{re.escape(noun)}\s+{re.escape(n)}", s, re.I))
         for n in found:
@@ -421,34 +430,6 @@ def own_possessives(query: str) -> str:
         return f"{m.group(1)}the {m.group(2)} of {before[-1][1]}" if before else m.group(0)
 
     return re.sub(r"(\s)(?:its|his|her|their)\s+([a-z]+)\b(?!\s+(?:of|by)\b)", of, query)
-
-
-def _extent(query: str, m: re.Match[str]) -> str:
-    """The words of the description ``m`` in ``query``: to the question mark in a "Who/What was …?" question where it
-    is the object of a preposition and only lowercase words that are no participle follow ("the husband of the artist
-    who painted the Brackwell catalogue illustrations?"), else the match ("the engineer who bought the Colbridge Lamp
-    Company" before "born?")."""
-    rest = re.match(r"(?:\s+[a-z][\w\-]*)+(?=\s*\?\s*$)", query[m.end():])
-    if (rest and re.match(r"(?:Who|What)\s+(?:was|is|were|are)\b", query)  # no verb left to come after it
-            and not any(w.endswith("ed") or w in _PARTICIPLES for w in rest.group(0).split())
-            and re.search(r"\b(?:of|for|to|from|with|about|by|on|at|in)\s+$", query[:m.start()])):
-        return query[m.start():m.end() + rest.end()]
-    tail = _CLAUSE_TAIL.match(query[m.end():])  # "the quarry where Tobin Ashgrove worked as a boy?" (audit 56 read
-    if (m.re is _CLAUSE_PATTERNS[0] and tail and not _DO_FIRST.search(query[:m.start()])  # "… Penrose as a boy?")
-            and not any(w.endswith("ed") or w in _PARTICIPLES for w in tail.group(0).split())):
-        return query[m.start():m.end() + tail.end()]
-    return m.group(0)
-
-
-#: A relative clause's own last words before the question mark, which belong to the clause's verb where the
-#: question's verb came first: its adjuncts ("as a boy", "in 1890", "for ten years") and its object ("the festival
-#: where Mirela Palemont won the first prize in 1907": audit 57 read "… the Lantern Puppet Festival the first prize in
-#: 1907?") — no verb among them (no participle, checked by the caller, nor an auxiliary or a new clause's word).
-_CLAUSE_TAIL = re.compile(r"(?:\s+(?!(?:was|were|is|are|be|been|being|did|does|do|has|have|had|when|while|who|whom|"
-                          r"which|that|where)\b)[\w'’\-]+)+?(?=\s*\?\s*$)")
-#: A question whose verb comes after its subject ("When did the ferry that X captained in 1904 sink?", "Which river
-#: does the town where X died lie on?").
-_DO_FIRST = re.compile(r"\b(?:did|does|do)\b", re.IGNORECASE)
 
 
 def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> list[tuple[str, str, str, str]]:
@@ -472,7 +453,7 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
     query = own_possessives(query)
     for pat in (*_CLAUSE_PATTERNS, _SUBJECT_CLAUSE, _THING_CLAUSE, THING_OF):
         for m in (thing_of(query, sentences) if pat is THING_OF else pat.finditer(query)):
-            noun, x = m.group("noun"), m.group("x")
+            noun, x = m.group("noun"), re.sub(r"^The\s+(?=[A-Z])", "", m.group("x"))  # "… restored The Drowned Orchard"
             verb = m.groupdict().get("verb") or ""
             adj = m.groupdict().get("adj") or ""
             if (noun in _NOT_THINGS or m.group(0) in seen or x.split()[0].lower() in _NOT_NAMES
@@ -484,7 +465,7 @@ def clause_bridges(query: str, sentences: Sequence[str], *, depth: int = 2) -> l
                 name, said = _resolve(noun, x, verb, sentences, query, adj)
             if name:
                 seen.add(m.group(0))
-                found.append((m, _extent(query, m), name, said))
+                found.append((m, extent(query, m, clause=pat in _CLAUSES, relative=pat is _CLAUSES[0]), name, said))
     for m, phrase, name, said in found:
         noun = m.group("noun")
         # "the Halden Telescope" where the name ends with the noun, a relative by the name alone ("Where was Tobias

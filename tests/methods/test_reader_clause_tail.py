@@ -63,3 +63,42 @@ def test_a_person_named_by_surname_alone_resolves_the_bridge() -> None:
     full = "Tobias Wrenfield worked at the Brellin Toy Works until 1890."
     got = clause_bridges(q, [said, full])
     assert got and got[0][1] == "Brellin Toy Works", got
+
+
+@pytest.mark.parametrize("query, sentence, reread", [
+    # audit 58: a passive clause ("… was apprenticed") was cut after its auxiliary: "Who founded the Corvin Glassworks
+    # apprenticed?"
+    ("Who founded the glassworks where Odile Vantrec was apprenticed?",
+     "At fourteen Odile Vantrec was sent to Halvard and apprenticed at Corvin Glassworks.",
+     "Who founded the Corvin Glassworks?"),
+    ("Who owned the mill where Jonas Pell had been employed?", "Jonas Pell had been employed at the Wick Mill since 1890.",
+     "Who owned the Wick Mill?"),
+    # audit 58: a clause's date before the question's own last verb: "… the artist Odile Vantrec in 1899 born?"
+    ("In which village was the glass artist who won the Gold Pane in 1899 born?",
+     "Odile Vantrec won the Gold Pane that year.", "In which village was the artist Odile Vantrec born?"),
+    ("Where was the company that bought Corvin Glassworks in 1904 based?",
+     "Corvin Glassworks was sold to the Lisk Trading House in 1904.", "Where was the company Lisk Trading House based?"),
+    ("When did the ferry that Mattias Venn captained in 1904 sink?",
+     "Mattias Venn became captain of the ferry Lantern Moth.", "When did the ferry Lantern Moth sink?"),
+])
+def test_a_passive_clause_and_its_dates_go_with_it(query: str, sentence: str, reread: str) -> None:
+    got = clause_bridges(query, [sentence])
+    assert got and got[0][0] == reread, got
+
+
+@pytest.mark.parametrize("query, sentence", [
+    # audit 58: "Who founded the school Greta Lisk?", "Who restored the window Odile Vantrec in 1899?": a thing's
+    # description resolved to a person who did the clause's verb
+    ("Who founded the school that taught Marta Kessel?",
+     "Her teacher at the Lisk School of Glass, Greta Lisk, taught Marta Kessel to paint."),
+    ("Who restored the window that won the Gold Pane in 1899?", "Odile Vantrec won the Gold Pane in 1899."),
+    ("Who built the ship that carried Agnes Morrow to Oslo?", "Captain Olaf Berg carried Agnes Morrow to Oslo."),
+])
+def test_a_thing_s_description_is_never_a_person(query: str, sentence: str) -> None:
+    assert clause_bridges(query, [sentence]) == []
+
+
+def test_a_person_s_description_still_resolves_to_a_person() -> None:
+    got = clause_bridges("Where was the painter who restored The Drowned Orchard born?",
+                         ["Marta Kessel restored The Drowned Orchard in 1951."])
+    assert got and got[0][1] == "Marta Kessel", got
