@@ -354,7 +354,7 @@ def completion_panel(result: Any) -> None:
         cdata = CompletionData.of(result.trace)
         for u in comp.unknown:
             names = cdata.candidates.get(u, []) if cdata is not None else []
-            st.markdown(f"**{md_escape(qg.node(u).label)}** `{u}`: "
+            st.markdown(f"**{md_escape(unk_called(qg, u))}**: "
                         + candidates_words(comp.found[u], len(comp.candidates.get(u, ())), len(names))
                         + " — " + (", ".join(md_escape(str(n)) for n in names[:SHOWN_CANDIDATES]) or "none"))
         if comp.capped_instantiations:
@@ -426,13 +426,24 @@ def answer_match(result: Any) -> int | None:
     return i if isinstance(i, int) and 0 <= i < len(result.assembly.subgraphs) else None
 
 
+def unk_called(qg: QueryGraph, q: str) -> str:
+    """How section 4 and the answer's bindings name query node ``q``: an UNK by what it stands for, with the id the
+    query-graph table lists ("The main villain (q3)"; audit 58 read "UNK q3 … q4" in section 4 and "UNK · The movie"
+    in section 1, with nothing linking them), a known entity by its label."""
+    n = next((n for n in qg.nodes if n.id == q), None)
+    if n is None or not n.unknown:
+        return n.label if n is not None else q
+    desc = unk_name(n).removeprefix("UNK · ")
+    return f"{desc} ({q})" if n.description.strip() else q
+
+
 def unk_bindings(qg: QueryGraph, graph: KnowledgeGraph, subgraphs: Sequence[Any]) -> list[str]:
-    """Each matched subgraph's UNK values, distinct, in rank order, each named by its node: "q3 = Hugo Weaving,
-    q4 = The Matrix"."""
+    """Each matched subgraph's UNK values, distinct, in rank order, each named by its node: "The main villain (q3)
+    = Hugo Weaving, The movie (q4) = The Matrix"."""
     unk = set(qg.unknown_ids)
     out: list[str] = []
     for sg in subgraphs:
-        text = ", ".join(f"{q} = {graph.node_names[v]}" for q, v in sg.mapping if q in unk)
+        text = ", ".join(f"{unk_called(qg, q)} = {graph.node_names[v]}" for q, v in sg.mapping if q in unk)
         if text and text not in out:
             out.append(text)
     return out

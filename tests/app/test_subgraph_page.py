@@ -194,17 +194,22 @@ def test_other_unk_bindings_name_their_unk(home: Path) -> None:
     from types import SimpleNamespace
 
     from components.sgrag_view import unk_bindings
+    from core.methods.sgrag.query_graph import QNode, QueryGraph
 
-    qg = SimpleNamespace(unknown_ids=("q3", "q4"))
+    # each UNK named by what it stands for with the id the query-graph table lists (audit 58: "UNK q3 … q4" in
+    # section 4 and "UNK · The movie" in section 1, nothing linking them)
+    qg = QueryGraph(nodes=(QNode("q1", "Keanu Reeves"), QNode("q3", "UNK", "The main villain"),
+                           QNode("q4", "UNK", "The movie: Movie starring Keanu Reeves")), edges=())
     graph = SimpleNamespace(node_names=["Keanu Reeves", "Hugo Weaving", "The Matrix", "Carrie-Anne Moss"])
     subgraphs = [SimpleNamespace(mapping=((q, v) for q, v in m)) for m in (
         [("q1", 0), ("q3", 1), ("q4", 2)], [("q1", 0), ("q3", 3), ("q4", 2)], [("q1", 0), ("q3", 1), ("q4", 2)])]
-    assert unk_bindings(qg, graph, subgraphs) == ["q3 = Hugo Weaving, q4 = The Matrix",
-                                                  "q3 = Carrie-Anne Moss, q4 = The Matrix"]
+    assert unk_bindings(qg, graph, subgraphs) == ["The main villain (q3) = Hugo Weaving, The movie (q4) = The Matrix",
+                                                  "The main villain (q3) = Carrie-Anne Moss, The movie (q4) = The Matrix"]
     at = open_page()
     assert not at.exception, [e.value for e in at.exception]
     lines = [m.value for m in at.markdown if "candidate label(s)" in m.value]
     assert lines and all("(capped" not in x for x in lines if "capped:" not in x), lines
+    assert not any(x.startswith("**UNK**") for x in lines), lines  # named by what it stands for (audit 58)
     said = [c.value for c in at.caption if c.value.startswith("Other UNK bindings")]
     assert all(c.startswith("Other UNK bindings, by subgraph rank: ") and " = " in c for c in said), said
 
