@@ -644,6 +644,10 @@ def projector_scale() -> float:
     (:func:`components.graph_view.render_html`, through :func:`components.state.projector_scale`)."""
     return PROJECTOR_SCALE if current() is not None and st.session_state.get(QUIET) else 1.0
 
+#: The bar's look. Its controls keep their whole labels however narrow the main area (audit 58, 1280×720 with the
+#: sidebar open: "M…", "Proje…", "L…"): each takes at least its label's width and does not grow, the title takes the
+#: rest (cut with an ellipsis where it must, whole in its tooltip), and past that the controls wrap to a second line
+#: (a line is filled by the items' least sizes before any shrinks: the title's is small so that it gives way first).
 _BAR_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-egx-tour-bar) { position: sticky; top: 0.2rem; z-index: 999989; }
 .stApp:has(.st-key-egx-tour-bar) [data-testid="stMain"] h1 { font-size: 2rem; padding: 0.2rem 0 0.35rem; }
@@ -655,6 +659,11 @@ _BAR_CSS = """<style>
 .st-key-egx-tour-bar .egx-tour-title { font-size: 0.9rem; white-space: nowrap; overflow: hidden;
   text-overflow: ellipsis; }
 .st-key-egx-tour-bar button p { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.st-key-egx-tour-bar [data-testid="stHorizontalBlock"] { flex-wrap: wrap; row-gap: 0.3rem; }
+.st-key-egx-tour-bar [data-testid="stHorizontalBlock"] > :is([data-testid="stColumn"], .stColumn):not(:first-child) {
+  min-width: fit-content !important; flex-grow: 0 !important; }
+.st-key-egx-tour-bar [data-testid="stHorizontalBlock"] > :is([data-testid="stColumn"], .stColumn):first-child {
+  flex: 1 1 8rem !important; min-width: 8rem !important; }
 [data-testid="stElementContainer"]:has(.egx-tour-look) { margin-top: -0.6rem; }
 .egx-tour-look { font-size: 0.85rem; opacity: 0.85; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical;
   -webkit-line-clamp: 2; line-clamp: 2; }

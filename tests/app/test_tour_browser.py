@@ -419,6 +419,23 @@ def _check_in_view(page, text: str) -> None:  # type: ignore[no-untyped-def]
     assert page.evaluate(_SCROLL_JS) < 50
 
 
+def _check_bar_narrow(page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """At 1280×720 with the sidebar open (projector mode off) every control of the bar keeps its whole label, the
+    title giving up its room first (audit 58 read "M…", "Proje…", "L…"); at most two lines tall."""
+    page.set_viewport_size(SMALL)
+    try:
+        page.wait_for_timeout(800)
+        got = page.evaluate(_BAR_JS)
+        page.screenshot(path=str(tmp_path / "tour_bar_1280_sidebar.png"))
+        print(f"1280×720, sidebar open: bar {got['height']} px, buttons {[(b['text'], b['cut']) for b in got['buttons']]}")
+        assert {"More", tour.PROJECTOR_LABEL, "Leave"} <= {b["text"] for b in got["buttons"]}, got
+        assert all(not b["cut"] and b["lines"] < 1.5 for b in got["buttons"]), got
+        assert got["height"] <= 2 * BAR_HEIGHT, got
+    finally:
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.wait_for_timeout(500)
+
+
 def _check_title_and_toggle(page) -> None:  # type: ignore[no-untyped-def]
     """The title sits near the top (the house CSS trims Streamlit's padding) yet below the header: with the sidebar
     collapsed its toggle is in reach and clear of the title's text, and it opens the sidebar again."""
@@ -471,6 +488,7 @@ def test_the_tour_bar_takes_the_theme_s_background(server: tuple[str, float], tm
                 page.screenshot(path=str(tmp_path / f"tour_bar_{scheme}.png"))
                 _check_bar(page, 0, tour.STEPS[0])
                 if scheme == "light":
+                    _check_bar_narrow(page, tmp_path)
                     _check_title_and_toggle(page)
                     # Leave from far down a long page (Ask's): the page goes to its top, where the note is drawn
                     for k in (2, 3, 4):
