@@ -36,6 +36,7 @@ from core.graph.formats.bounds import base_suffix
 from core.graph.formats.load import duplicates_text
 from core.graph.model import KnowledgeGraph
 from core.graph.reader import GraphLike, question_graph, whole_graph
+from core.index.estimate import built_prose_note
 from core.index.isolated import BuildSpec, build_isolated, isolated_builds
 from core.text import normalize_name
 
@@ -497,8 +498,9 @@ def create_upload_ui(act: Active) -> None:
     # a name already taken, said as it is typed (audit 57 learnt it only after the click), the button off meanwhile
     taken = name in existing
     if taken:
-        st.warning(f"A workspace named “{md_escape(name)}” already exists: pick another name (Build stays off until "
-                   "then).", icon=":material/edit:")
+        said = (f"“{md_escape(typed)}” is saved in the folder “{md_escape(name)}”, and a workspace there already exists"
+                if typed != name else f"A workspace named “{md_escape(name)}” already exists")  # audit 58: as typed
+        st.warning(f"{said}: pick another name (Build stays off until then).", icon=":material/edit:")
     # a dropped file that cannot be built from turns the button off, the reason beside it: an audit clicked a
     # live button under the error above and saw nothing happen (no message, no job)
     # how long the build will take, said before the click (audit 55 built a 2-MB one-line file, 1,743 passages and
@@ -839,7 +841,7 @@ def show_upload_job() -> None:
     # gold titles that match no passage go in the warning, not the green box (an audit read "1 of 1 question matches
     # no passage … left out of a benchmark" as a success)
     st.session_state[S.DATA_BUILT_WARNING] = " ".join(  # the gold first: an audit read past it after the other
-        x for x in (gold if gold_off else "", new_ws.meta.few_passages_warning()) if x)
+        x for x in (gold if gold_off else "", new_ws.meta.few_passages_warning(), built_prose_note(g)) if x)
     st.rerun()
 
 

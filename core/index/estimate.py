@@ -144,7 +144,26 @@ PROSE_DISTINCT_LEAST = 0.02
 def prose_note(texts: Sequence[str]) -> str:
     """What a build from ``texts`` will find, when it is no prose a KG extractor reads entities from ("" otherwise):
     a few words repeated, or not one capitalised word. Audit 57 built a 2-MB file of "word word …" for 7½ minutes into
-    a workspace without a node, the estimate's warning saying only how long it would take."""
+    a workspace without a node, the estimate's warning saying only how long it would take; audit 58's "word river
+    glass …" built 6,586 nodes, runs of its three words (the note had said "likely no nodes")."""
+    what = _no_prose(texts)
+    return (f"The text {what}: it reads as no prose, and the KG extractor reads entities from names and noun phrases, so "
+            "the graph will hold no real entities — no nodes, or nodes that are runs of these words (dense retrieval "
+            "over the passages still works). Check that these are the files you meant.") if what else ""
+
+
+def built_prose_note(graph: KnowledgeGraph) -> str:
+    """:func:`prose_note`'s word after the build, with what the graph holds ("" for prose): the build's note said
+    nothing of it (audit 58: 6,586 nodes from "word river glass …", unwarned after the build)."""
+    what = _no_prose([c.passage for c in graph.chunks])
+    return (f"The text {what}: it reads as no prose, so this graph's {graph.n_nodes:,} nodes and {graph.n_edges:,} "
+            "edges are runs of its words, not entities, and the graph methods have nothing real to go on (dense "
+            "retrieval over the passages still works).") if what else ""
+
+
+def _no_prose(texts: Sequence[str]) -> str:
+    """How ``texts`` read as no prose ("repeats a few words (3 distinct in its first 20,000)", "has no capitalised
+    word in its first 225"), "" for prose or under 200 words."""
     import re
 
     words: list[str] = []
@@ -157,14 +176,10 @@ def prose_note(texts: Sequence[str]) -> str:
         return ""
     distinct = len({w.lower() for w in words})
     if distinct < PROSE_DISTINCT_LEAST * len(words):
-        what = f"repeats a few words ({distinct:,} distinct in its first {len(words):,})"
-    elif not any(w[:1].isupper() for w in words):
-        what = f"has no capitalised word in its first {len(words):,}"
-    else:
-        return ""
-    return (f"The text {what}: it reads as no prose, and the KG extractor finds entities by their names, so the graph "
-            "will likely have no nodes or edges (dense retrieval over the passages still works). Check that these "
-            "are the files you meant.")
+        return f"repeats a few words ({distinct:,} distinct in its first {len(words):,})"
+    if not any(w[:1].isupper() for w in words):
+        return f"has no capitalised word in its first {len(words):,}"
+    return ""
 
 
 def graph_build_estimate(graph: KnowledgeGraph, embedder: Embedder, *, extractor: str = "spacy",

@@ -72,6 +72,14 @@ def test_a_second_upload_under_an_existing_name_does_not_replace_the_first(home:
     # said as the name is typed, the button off (audit 57 learnt of the clash only after the click)
     assert any("A workspace named “mine” already exists" in plain(w.value) for w in at2.warning)
     assert at2.button(key=S.DATA_BUILD).disabled  # (AppTest refuses a click on it, as a browser does)
+    # a name typed with a space is said as typed, with the folder it goes to (audit 58 read only the folder's name)
+    (home / "two.csv").write_bytes(b"head,relation,tail\nA,b,C\n")
+    create_workspace([home / "two.csv"], home / "workspaces" / "Mine-Two", embedder=None)
+    at3 = run_page("pages/data.py")
+    at3.file_uploader(key=S.DATA_UPLOADS).set_value(("other.csv", b"head,relation,tail\nA,b,C\n", "text/csv"))
+    at3.text_input(key=S.widget_key(S.DATA_NEW_NAME)).input("Mine Two").run()
+    said = [plain(w.value) for w in at3.warning if "already exists" in w.value]
+    assert said and said[0].startswith("“Mine Two” is saved in the folder “Mine-Two”, and a workspace there already"), said
     assert Workspace.open(home / "workspaces" / "mine").graph.content_hash == first
 
 

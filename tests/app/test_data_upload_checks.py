@@ -247,3 +247,19 @@ def test_text_that_is_no_prose_is_named_before_the_build(home: Path) -> None:
     lower = " ".join(a + b for a in syllables for b in syllables)  # 225 words, none twice, none capitalised
     assert "no capitalised word" in prose_note([lower])
     assert prose_note([COMPANY.decode()]) == ""
+
+
+def test_a_graph_built_from_text_that_is_no_prose_says_what_its_nodes_are() -> None:
+    """Audit 58: the note before the build said "likely no nodes", the build made 6,586 ("glass river river word …")
+    and said nothing: the note before says nodes may be runs of the words, and the build's warning says they are."""
+    from types import SimpleNamespace
+
+    from core.index.estimate import built_prose_note, prose_note
+
+    words = ("word river glass " * 1000).split()
+    assert "runs of these words" in prose_note([" ".join(words)]) and "likely have no nodes" not in prose_note([" ".join(words)])
+    chunks = [SimpleNamespace(passage=" ".join(words[i:i + 300])) for i in range(0, 3000, 300)]
+    said = built_prose_note(SimpleNamespace(chunks=chunks, n_nodes=6586, n_edges=120))  # type: ignore[arg-type]
+    assert said.startswith("The text repeats a few words (3 distinct in its first 3,000)") and "6,586 nodes" in said, said
+    assert built_prose_note(SimpleNamespace(chunks=[SimpleNamespace(passage=COMPANY.decode())], n_nodes=9,
+                                            n_edges=8)) == ""  # type: ignore[arg-type]
