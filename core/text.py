@@ -272,7 +272,15 @@ _NOT_PERSON_HEADS = {"light", "lighthouse", "lightship", "station", "street", "r
                      "point", "island", "bridge", "park", "house", "tower", "quay", "bank", "lake", "mount", "mountain",
                      "school", "college", "university", "church", "cathedral", "board", "company", "hospital", "square",
                      "county", "city", "town", "falls", "harbour", "harbor", "port", "line", "railway", "airport",
-                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater"}
+                     "prize", "award", "trust", "society", "museum", "library", "theatre", "theater",
+                     # a firm's or a works' ("Corvin Glassworks", "Odell Foods", :func:`body_word`: audit 58's "It
+                     # was founded in 1838 by Benedikt Corvin" stayed bare, the glassworks read as a person)
+                     "glassworks", "works", "ironworks", "factory", "foundry", "brewery",
+                     "store", "firm", "foods", "holdings", "group", "press", "studio", "studios", "workshop",
+                     "exhibition", "festival", "fair", "gallery", "chapel", "abbey", "priory",
+                     "hotel", "estate", "manor", "palace", "gardens", "observatory", "institute",
+                     "academy", "orchestra", "choir", "club", "league", "corporation", "industries", "records",
+                     "pictures", "airlines", "airways", "motors", "bakery", "dairy", "creamery", "quarry"}
 _HONORIFICS = {"captain", "capt", "sir", "dame", "lady", "lord", "dr", "doctor", "mr", "mrs", "miss", "ms",
                "professor", "prof", "saint", "st", "king", "queen", "prince", "princess", "father", "sister", "brother",
                "rev", "reverend", "general", "colonel", "major", "admiral", "judge", "bishop"}
@@ -310,6 +318,11 @@ def _given_names() -> frozenset[str]:
         for field in ("first_names", "first_names_male", "first_names_female"):
             more.update(getattr(provider, field, ()))  # a tuple, or a dict of weights (its keys)
     return frozenset(Provider.first_names) | frozenset(more - not_given)
+
+
+def body_word(word: str) -> bool:
+    """Whether ``word`` is the last word of a place's, a body's or a firm's name ("Station", "Glassworks", "Foods")."""
+    return word.lower() in _NOT_PERSON_HEADS
 
 
 def named_person(name: str) -> bool:

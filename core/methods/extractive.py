@@ -84,7 +84,7 @@ from core.methods.bridge_hops import first_bridges, head_readings, hop_on, names
 from core.methods.pronoun_subjects import Referents, he_after_title, lived, people_only, said_born, surname_reading
 from core.methods.question_verb import other_verb_only, verb_about_bridge
 from core.methods.reranking import FeatureCache, active_feature_store
-from core.methods.title_it import is_title, title_its
+from core.methods.title_it import defined_as_thing, is_title, title_its
 from core.pinning import pin
 from core.text import named_person, normalize_name, split_sentences
 
@@ -174,7 +174,7 @@ def _title_is_person(sentences: Sequence[str], title: str) -> bool:
     persons = [p for s in sentences for p in typed_mentions(s, "person", names=True)]
     # the title alone is no evidence: spaCy tags the bare title "Harrow Glassworks" PERSON, and its founder's "He was
     # born in Odeby" then lost its reading (an audit); the passage naming it as a person, or a given name, is
-    return bool(title_n) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
+    return bool(title_n) and not defined_as_thing(sentences, title) and (any(normalize_name(p) == title_n for p in persons) or named_person(title)
                               or said_born(sentences, title) or lived(sentences, title) or he_after_title(
                                   sentences, title, typed_mentions(sentences[0], "person", names=True)))
 

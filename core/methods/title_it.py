@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 from core.methods.answer_types import typed_mentions
 from core.methods.pronoun_subjects import said_born
-from core.text import named_person, normalize_name
+from core.text import body_word, named_person, normalize_name, person_noun
 
 #: Words after "It is"/"It was" (an adverb may come between) that, followed by "that", make the "It" an expletive:
 #: "It is said that …", "It was widely believed that …", "It is likely that …".
@@ -248,3 +248,21 @@ def title_its(sentences: Sequence[str], title: str, names: Sequence[str], *, tit
         elif not _DEFINES.match(rest):  # a definition's words describe the title; other words may name a thing
             about = about and not brings_a_thing(without_settings(rest), title)
     return out
+
+
+def defined_as_thing(sentences: Sequence[str], title: str) -> bool:
+    """Whether the passage's first sentence defines ``title`` as a place, a body or a firm: "<title> is/was a … <noun>"
+    with a noun of no person (:func:`core.text.person_noun`), the noun or the title's last word a body's
+    (:func:`core.text.body_word`). spaCy's small model tags "Corvin Glassworks" PERSON in "Corvin Glassworks was a glass
+    factory in Halvard.", and the passage's "It was founded in 1838 by Benedikt Corvin" stayed bare (audit 58).
+
+    >>> defined_as_thing(["Corvin Glassworks was a glass factory in Halvard, on the lower Skelde."], "Corvin Glassworks")
+    True
+    >>> defined_as_thing(["John Hall was a painter in Wick."], "John Hall")
+    False
+    """
+    m = re.match(rf"\s*(?:The\s+)?{re.escape(title.strip())}\s+(?:is|was)\s+(?:a|an|the)\s+((?:[\w'’\-]+\s+){{0,3}}?"
+                 r"[\w'’\-]+?)(?=\s+(?:in|on|at|of|for|from|with|by|that|which|who|founded|based|near|and)\b|\s*[,.;(]|\s*$)",
+                 sentences[0] if sentences else "")
+    head = m.group(1).split()[-1] if m else ""
+    return bool(head) and not person_noun(head) and (body_word(head) or body_word(title.split()[-1]))
