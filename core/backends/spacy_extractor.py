@@ -54,6 +54,9 @@ structure of HippoRAG §3):
   thing passage's "his" its own sentence's man; "The crow is helped by X" in a play's passage "crow of <play>"
   (:mod:`spacy_works`); "The foreman of the works, X," is X; a section heading ("## Career") no entity; "… received
   forty maps. X restored *them*": the maps.
+* **Whose pronoun, whose description** (audit 58, :mod:`spacy_referents`): "He paid her" in "Harbour Ledger" is never
+  the ledger; "The merchant who founded the exhibition" is no exhibition; "… and Ruth never remarried." / "*She* died"
+  is Ruth.
 * **Title links**: the title entity → every named entity the passage mentions (``mentions``),
   unless a relation already links the two.
 
@@ -82,6 +85,7 @@ This module runs the extraction (batches, worker processes); each step lives in 
 ``spacy_works``        a "the <noun>" agent-passive subject in a work's passage: the work's own thing, no title
 ``spacy_people``       a name tagged ORG that the text shows to be a person's (shared surname, "himself", kin "of")
 ``spacy_roles``        "The foreman of the works, X," / "Her son, X," as a subject: X's role edge
+``spacy_referents``    a pronoun's or a "the <noun> who …" subject's last resort, the title, only where it fits
 ``spacy_names``        one passage's triples over its pieces: short names, title links
 =====================  ==============================================================
 """
@@ -224,29 +228,23 @@ class SpacyExtractor:
     # v37: "the guild's first president, X" and "was elected the first president of X" the body's role, "the Guild of X"
     # one name, "a peak in the X massif, the Y," the peak Y, "in its first summer" no node, "born in X, the daughter of"
     # and "a pilot from X who" the person's, "X and later his son Y" X's son
-    # v38: "he"/"his" never the body of an office ("the founder of X") and a title with life dates a person, "has been
-    # X, who …" X's, "Two people were born in Y: A and B" each, "a firm whose head office is in Y" the firm's, "the Rovers"
-    # the title "Orvenna Rovers"
+    # v38: "he" never the body of an office, a title with life dates a person, "has been X, who …" X's, "Two people were
+    # born in Y: A and B" each, "a firm whose head office is in Y" the firm's, "the Rovers" the title "Orvenna Rovers"
     # v39: a "he"/"his" never the title the text called "its" or "the firm" (the person before, else no edge), "he opened
     # the workshop that became X" no "<he> became X", "The company's head office was in X" the company's "head office in"
-    # v40: European given names ("Tomasz") count, and a surname is the full name the model tagged ORG ("Tomasz Vellaric");
-    # "The first winner of X was Y, in 1925, for Z" Y's "winner in"/"winner for", not X's "was for"
+    # v40: European given names count, a surname the full name tagged ORG; "The first winner of X was Y, in 1925" Y's
     # v41: a person-titled passage's surname that is a subject is the title whatever its label ("Quenby" GPE), "Under
     # X ownership" the one firm X names or no node, "the studio's head office" the studio title's, "leaving X in" no X date
-    # v42: "the elder, X," and "one of them, X," are X, "it" never a person title with no listed given name, an object
-    # tagged a verb ("the rope works") kept, "Ashgrove" the "Ashgrove Trading House" and "Dorran" the "Dorran Calloran"
-    # v43: "the town hall of X", "the grain market", "the award ceremony" their own node (never the title), "opened a
-    # shop in X" the verb's "opened shop in · X", "the furnace at Vellmora" the title "Vellmora Glassworks"
-    # v44: any verb's "built a warehouse in X" is "built warehouse in · X", "Under the new owners" no edge, "the chapel
-    # of X" its own node "chapel of X", "for a salt she made" the person named before, "the X family" no bare "X"
+    # v42: "the elder, X," is X, "it" never an unlisted person title, "the rope works" kept, a short name the full one
+    # v43: "the town hall of X", "the grain market" own nodes, "opened shop in · X", "the furnace at X" the title
+    # v44: "built warehouse in · X", "Under the new owners" no edge, "chapel of X" its own node, "the X family" no "X"
     # v45: a definite subject not of the title's kind ("the chapel of the works", "the fair" of a village) its own node,
     # "Its tower" after "The church of X" the church's, "for a chart he drew" the winner's whatever his tag, no "by 1900"
     # or "of 1899" date edge, "a school of engraving" and bare-plural objects kept, "the Dunmore family" no bare "Dunmore"
-    # v46: "the fair" of a cup or any title the text gave a kind its own node, "the cellar of the house" (a part "of" it)
     # v47: "he"/"him"/"his"/"her" never a place, firm, prize or building title; a participle or relative clause on its
     # own noun ("a fair held …", "a mill on the brook that …", "the Cup, awarded …"); "the fair" the named fair before;
     # "Lemuel and Gad Stask"; no "X · was · Y" after "The first winner of X"; a surname subject is the full name before
-    # v48: a copula's own preposition keeps the predicate its time belongs to ("was member for", "been open since")
+    # v46: a kind's "the fair" its own node, "the cellar of the house" a part; v48: "was member for" (a copula's prep)
     # v49: "the guild"/"the prize" the named thing of that kind before it, never a person title's painting; "his"
     # never "Varnet Lane"; "The first winner of X was Y" untagged Y; "was head instructor for"; "the elder" no edge
     # v52: "X took him on …, after he wrote to her" the "him" writes, and a "her" is never the title the text called
@@ -258,7 +256,9 @@ class SpacyExtractor:
     # "## Career" no entity, an object "them" the plural object before, "Her husband, the printer X" a "he" (audit 57)
     # v54: ORG-tagged people (a shared surname, "X himself"), "Her son, X,", "He succeeded her" no guess, "the company"
     # of a town, "The dome" its own node, "and of a museum opened in" the museum's, "them" no title (round 64)
-    model_id = f"spacy-v54:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
+    # v55: a person pronoun never a title the text shows no person's, "gave them"/"bought it" the object before, "built
+    # her a loom" no "built · her", "The merchant who …" no title, an opening "she" the title's last clause (audit 58)
+    model_id = f"spacy-v55:{MODEL_LANG}_{MODEL_NAME}-{MODEL_VERSION}"
     #: the workspace builder hands each passage of a document after the first with the passage before it
     #: (:func:`core.backends.base.with_previous`)
     reads_previous = True

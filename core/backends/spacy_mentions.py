@@ -31,6 +31,7 @@ from core.backends import spacy_lists as lists
 from core.backends import spacy_openers as op
 from core.backends import spacy_people as ppl
 from core.backends import spacy_pronouns as pr
+from core.backends import spacy_referents as rf
 from core.backends import spacy_spans as spans
 from core.backends import spacy_works as wk
 from core.backends.spacy_lists import good_name as _good_name
@@ -68,8 +69,7 @@ class _Mentions:
         self.before = before
         #: token index -> (start, end, label) of the mention the token is part of (:func:`mention_spans`)
         self.mention_of: dict[int, tuple[int, int, str]] = mention_spans(doc, title)
-        # the title's own name before a comma or parenthesis: "John Wallop" in the passage
-        # "John Wallop, 2nd Earl of Portsmouth" is the title entity, not a second node
+        # the title's own name before a comma or parenthesis ("John Wallop, 2nd Earl of Portsmouth"): the title entity
         self.title_keys: set[str] = set()
         self._antecedents: dict[int, tuple[tuple[str, str], str] | None] | None = None
         #: sentence start -> the person the sentence before it named last (what "he"/"she" stands for when the
@@ -118,7 +118,7 @@ class _Mentions:
                 return None  # "her violas … bought sets of them": a plural, never the one person of the title
             if self._subjects_ready() and (self._title_thing or pr.other_sex_title(self, tok)):  # "he wrote to her"
                 return pr.personal(self, tok)  # not the title a "he" stood for (round 62)
-            return (self.title, "TITLE") if self.title else None
+            return rf.title_fallback(self, tok)  # only a title that fits the pronoun (audit 58, class A)
         own = ana.own_thing(self, tok, _NOT_NAMES)  # "her own company": its name, or no node
         if own is not None:
             return own if own[0] else None
@@ -168,7 +168,7 @@ class _Mentions:
                     if spans.of_title(self, tok):  # "the chapel of Tarsk", "the corn exchange of Gaulmere": its own
                         return f"{name} of {self.title}", ""
                     if not lists.own_thing_noun(tok, self.title):  # "The last apprentices moved": no node (audit 55)
-                        return None if kinds.not_the_title(self, tok) else (self.title, "TITLE")  # "the film" of a film
+                        return None if kinds.not_the_title(self, tok) or rf.described_not_title(self, tok) else (self.title, "TITLE")  # "the film" of a film
             if len(words) == 1 and not proper and not words[0].like_num:
                 return spans.of_phrase(self, tok)  # a bare common noun ("film") would join every passage about one
         return name, label
@@ -307,7 +307,7 @@ class _Mentions:
         for p in pr.said_first(self, persons + further, word):  # a place the text named later ("moved to X … at X") is no one (audit 56)
             if self._sex_fits(p[0], word) and self._person(p, "NNP"):
                 return p
-        if self.title and self._sex_fits(self.title, word) and not self._title_thing:  # never a firm: no one
+        if self.title and self._sex_fits(self.title, word) and rf.may_be_person(self, tok):  # never a firm, nor a title unnamed
             return self.title, "TITLE"
         return _NOBODY
 
@@ -459,7 +459,7 @@ class _Mentions:
 
         "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
         self._subjects_ready()
-        return (*self._end[:3], {**self._end[3], op.TITLE_SAID: op.title_said(self), wk.TITLE_WORK: wk.title_work(self)})  # audit 57 (spacy_openers)
+        return (*self._end[:3], {**self._end[3], op.TITLE_SAID: op.title_said(self), op.TITLE_LAST: op.title_last(self), wk.TITLE_WORK: wk.title_work(self)})  # audit 57 (spacy_openers)
 
     def _named_people(self, sent: Any, subject: Any = None) -> list[tuple[str, str]]:
         """The people ``sent`` names other than its main ``subject``, the last first ("The company was founded by

@@ -16,6 +16,8 @@ from typing import Any
 _WORD = {"his": "he", "him": "he", "himself": "he", "her": "she", "herself": "she"}
 #: the key of :data:`core.backends.spacy_anaphora.Others` (a carry's last part) that holds the title's pronoun
 TITLE_SAID = "title said"
+#: the key of the carry's last part that says the passage ended on a clause whose subject is the person title
+TITLE_LAST = "title last"
 
 
 def title_said(m: Any) -> str | None:
@@ -34,10 +36,30 @@ def title_said(m: Any) -> str | None:
 
 def opening_title(m: Any, word: str, tok: Any) -> tuple[str, str] | None:
     """The title, for a "he"/"she" subject ``tok`` in a passage's first sentence where the passage before gave the
-    person title that pronoun (:func:`title_said`, carried in ``m.before``) and this passage never the other one;
+    person title that pronoun (:func:`title_said`, carried in ``m.before``), or ended on a clause of the title's own
+    that no person given this pronoun shares (:func:`title_last`), and this passage never the other one;
     None otherwise (a thing's passage: "Its first director was Owen Pike." / "He bought …" stays Owen Pike)."""
-    if tok is None or m.before is None or tok.sent.start != 0 or m.before[3].get(TITLE_SAID) != word:
+    if tok is None or m.before is None or tok.sent.start != 0:
+        return None
+    if m.before[3].get(TITLE_SAID) != word and not m.before[3].get(TITLE_LAST):
         return None
     if m._gender.get(m.title or "", word) != word or m._title_thing:
         return None
     return m.title or "", "TITLE"
+
+
+def title_last(m: Any) -> bool:
+    """Whether the piece's last sentence ends on a clause whose subject is the person title, and names no one the text
+    gave a gender ("Oskar died in 1899, and *Ruth* never remarried." in "Ruth Ambrel"): a "she"/"he" opening the next
+    passage is then the title, not the first clause's subject (audit 58, class C: "She died in Selworth in 1920" read
+    ``Oskar · died in · Selworth``). Read with :func:`opening_title`, which takes it only for a pronoun no person of the
+    passage before was given."""
+    if not m.title or m._title_thing or not len(m.doc):
+        return False
+    last = list(m.doc.sents)[-1]
+    subjects = [t for t in last if t.dep_ in ("nsubj", "nsubjpass")]
+    got = m.mention(subjects[-1], as_subject=True) if subjects and subjects[-1].pos_ == "PROPN" else None
+    if got is None or not (got == (m.title, "TITLE") or m._names_title(got[0], got[1])):
+        return False
+    others = {n for n, _ in m._named_people(last)} - {got[0], m.title}
+    return not any(n in m._gender for n in others) and not any((m.mention(t) or ("", ""))[0] in m._gender for t in subjects[:-1])

@@ -132,8 +132,8 @@ class _Piece(_Mentions):
             subs = [obj]  # "given the Grey Lark violin, made … by X": the violin was made (a participle on the object)
         v = verb
         while not subs and v.dep_ == "conj" and v.head.pos_ in ("VERB", "AUX"):
-            v = v.head  # "was born in X and died in Y": the second verb shares the subject
-            subs = [c for c in v.children if c.dep_ in _SUBJ]
+            v = v.head  # "was born in X and died in Y": the second verb shares the subject; a plural never a "was" (audit 58)
+            subs = [c for c in v.children if c.dep_ in _SUBJ and not (c.tag_ == "NNS" and verb.lower_ in ("is", "was"))]
         if (not subs and verb.dep_ in ("acl", "relcl")) or (not subs and v.dep_ in ("acl", "relcl")):
             subs = [places.founded_holder(v)]  # "a film directed by X": the film (resolved further by subject())
         if not subs and spans.shares_subject(v) and depth < 3:
@@ -195,7 +195,7 @@ class _Piece(_Mentions):
             return
         # "awarded Isolde Varn the Lumen Medal": the parser may hang the thing given (and what follows) on the
         # recipient, a name as the verb's dative; they are the verb's
-        kids = list(verb.children)
+        kids = [c for c in verb.children if not roles.indirect_pronoun(c)]  # "built her a loom": no "built · her"
         kids += [g for c in kids if c.dep_ == "dative" and c.pos_ == "PROPN" for g in c.children
                  if g.dep_ in ("dobj", "prep") and g.i > c.i]
         for c in kids:

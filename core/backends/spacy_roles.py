@@ -61,3 +61,12 @@ def role_edge(m: Any, noun: Any) -> None:
             return  # "the works" of no named works: no edge, never a wrong one
     if owner is not None and owner[0] and owner[1] not in VALUE_LABELS and owner != person:
         m.add(person, f"{kin_word(noun)} of", owner)
+
+
+def indirect_pronoun(tok: Any) -> bool:
+    """A pronoun the parser made a verb's ``dative`` beside the verb's own indefinite ``dobj`` ("a <noun>"): the one a
+    new thing is made for, never what the verb acts on ("Piet built *her* a loom" is no "Piet · built · <her>", audit
+    58's class A: in Ilse Brenner's passage it read ``Piet Varro · built · Ilse Brenner``). A definite or owned object
+    keeps the recipient: "Silas Lorimer, who lent *him* the money", "Kessel gave *him* her house" (audits 55 and 58)."""
+    return tok.dep_ == "dative" and tok.tag_ == "PRP" and any(c.dep_ == "dobj" and any(
+        d.dep_ == "det" and d.lower_ in ("a", "an") for d in c.children) for c in tok.head.children)

