@@ -91,8 +91,10 @@ def copula_name(noun: Any) -> Any:
 def _owned_or_listed(name: Any, noun: Any) -> bool:
     """Whether the apposition ``name`` inside ``noun``'s phrase names an owned noun ("his wife, Sun Shou") or hangs
     below a conjunct of ``noun`` (MuSiQue's "The Liang clan and the clan of his wife, Sun Shou, were slaughtered"):
-    then it is that noun's name, not the subject's."""
-    if any(c.dep_ == "poss" for c in name.head.children) and name.head.i != noun.i:
+    then it is that noun's name, not the subject's. A proper name with an owner inside it ("The warden of St. Brannoch's
+    Chapel, Nora Varro, opens …") is no owned noun: the name is the subject's (audit 58, class D read "Chapel · is · Nora
+    Varro")."""
+    if any(c.dep_ == "poss" for c in name.head.children) and name.head.i != noun.i and name.head.pos_ != "PROPN":
         return True
     up = name.head
     while up.i != noun.i and up.head.i != up.i:

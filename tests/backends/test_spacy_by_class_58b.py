@@ -2,7 +2,7 @@
 is never a title the text shows to be no person's; an object "it"/"them" after an object noun is that noun, or no edge;
 a pronoun the parser made a dative beside a direct object is no object). B: a "the <noun> who/that …" subject is the
 title only where the noun is the title's kind. C: a passage's opening "she" after a passage that ended on the title's
-own clause is the title, not the first clause's subject."""
+own clause is the title, not the first clause's subject. D: "The warden of St. X's Chapel, NAME," is NAME."""
 
 from __future__ import annotations
 
@@ -122,3 +122,18 @@ def test_an_opening_pronoun_after_the_titles_last_clause_is_the_title(ex):
         got = _after(ex, before, f"{title}\n{text}")
         assert right in got, got
         assert wrong not in got, got
+
+
+# -- D. "The <role> of St. X's Chapel, NAME," is NAME --------------------------------------------------------------
+def test_a_name_after_an_owned_proper_name_is_the_subjects(ex):
+    for text, right, wrong in (
+            ("Breaker Notes\nThe warden of St. Brannoch's Chapel, Nora Varro, opens the door on Sundays.", None,
+             ("Chapel", "is", "Nora Varro")),
+            ("Wick Notes\nThe keeper of St. Olaf's Church, Ada Lamb, restored the Tarn Organ in 1950.",
+             ("Ada Lamb", "restored", "Tarn Organ"), ("Church", "is", "Ada Lamb")),
+            ("Ostby Notes\nThe abbot of St. Kilian's Abbey, Karl Brenn, founded the Ostby School in 1802.",
+             ("Karl Brenn", "founded", "Ostby School"), ("Abbey", "is", "Karl Brenn"))):
+        got = triples(ex, text)
+        assert wrong not in got, got
+        assert right is None or right in got, got
+        assert not [t for t in got if t[0] == text.split("\n")[0] and t[1] != "mentions"], got
