@@ -19,7 +19,19 @@ def of_name(noun: Any, name: Any) -> bool:
     Penrose · is · Silas Penrose"; the class "an apposition 'the daughter of X' is a relation, never 'is X'")."""
     return name.pos_ == "PROPN" and any(p.dep_ == "prep" and p.lower_ == "of" and p.right_edge.i + 1 == name.left_edge.i
                                         and any(o.dep_ == "pobj" and o.pos_ == "NOUN" and o.i + 1 == name.left_edge.i for o in p.children)
-                                        for p in noun.children)  # a role noun: not "of oil baron Jock and X" (MuSiQue)
+                                        for p in noun.children) or _kin_of_a(noun, name)  # a role noun: not "of oil baron Jock and X" (MuSiQue)
+
+
+def _kin_of_a(noun: Any, name: Any) -> bool:
+    """"the son of a ferryman, Aldo Thorne," (a kin noun, "of" an indefinite role noun, a comma, a PERSON name): the
+    name is the role noun's, the parent's (audit 58, class E read "Elias Thorne · is · Aldo Thorne")."""
+    from core.backends.spacy_pronouns import ROLE_GENDER  # spacy_pronouns' callers import this module first
+
+    doc = name.doc
+    return noun.lower_ in ROLE_GENDER and name.ent_type_ == "PERSON" and doc[name.left_edge.i - 1].text == "," and any(
+        p.dep_ == "prep" and p.lower_ == "of" and p.right_edge.i + 2 == name.left_edge.i and any(
+            o.dep_ == "pobj" and o.pos_ == "NOUN" and o.i + 2 == name.left_edge.i and any(
+                d.lower_ in ("a", "an") for d in o.children) for o in p.children) for p in noun.children)
 
 
 def of_object_name(m: Any, tok: Any) -> tuple[str, str] | None:

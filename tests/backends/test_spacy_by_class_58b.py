@@ -2,7 +2,8 @@
 is never a title the text shows to be no person's; an object "it"/"them" after an object noun is that noun, or no edge;
 a pronoun the parser made a dative beside a direct object is no object). B: a "the <noun> who/that …" subject is the
 title only where the noun is the title's kind. C: a passage's opening "she" after a passage that ended on the title's
-own clause is the title, not the first clause's subject. D: "The warden of St. X's Chapel, NAME," is NAME."""
+own clause is the title, not the first clause's subject. D: "The warden of St. X's Chapel, NAME," is NAME. E: "the son
+of a ferryman, NAME," is the son of NAME."""
 
 from __future__ import annotations
 
@@ -137,3 +138,16 @@ def test_a_name_after_an_owned_proper_name_is_the_subjects(ex):
         assert wrong not in got, got
         assert right is None or right in got, got
         assert not [t for t in got if t[0] == text.split("\n")[0] and t[1] != "mentions"], got
+
+
+# -- E. "the son of a ferryman, NAME," is the parent's name ---------------------------------------------------------
+def test_a_name_after_a_kin_noun_of_an_indefinite_role_is_the_parent(ex):
+    for text, right, wrong in (
+            ("Elias Thorne\nElias Thorne was a poet. He was born in Halvard in 1840, the son of a ferryman, Aldo Thorne, "
+             "who carried passengers across the river.", ("Elias Thorne", "son of", "Aldo Thorne"),
+             ("Elias Thorne", "is", "Aldo Thorne")),
+            ("Karl Voss\nKarl Voss was a carver. He was born in Ostby in 1860, the son of a miller, Otto Voss, who ran "
+             "the mill.", ("Karl Voss", "son of", "Otto Voss"), ("Karl Voss", "is", "Otto Voss"))):
+        got = triples(ex, text)
+        assert right in got, got
+        assert wrong not in got, got
