@@ -17,9 +17,9 @@ def of_name(noun: Any, name: Any) -> bool:
     """Whether the name ``name`` the parser hung on ``noun`` in apposition follows "<noun> of <role noun>" with no comma
     ("the daughter of the quarry owner Silas Penrose"): the role noun's name, never ``noun``'s (audit 56 read "Rhoda
     Penrose · is · Silas Penrose"; the class "an apposition 'the daughter of X' is a relation, never 'is X'")."""
-    return name.pos_ == "PROPN" and any(p.dep_ == "prep" and p.lower_ == "of" and p.right_edge.i + 1 == name.left_edge.i
+    return (name.pos_ == "PROPN" and any(p.dep_ == "prep" and p.lower_ == "of" and p.right_edge.i + 1 == name.left_edge.i
                                         and any(o.dep_ == "pobj" and o.pos_ == "NOUN" and o.i + 1 == name.left_edge.i for o in p.children)
-                                        for p in noun.children) or _kin_of_a(noun, name)  # a role noun: not "of oil baron Jock and X" (MuSiQue)
+                                        for p in noun.children)) or _kin_of_a(noun, name)  # a role noun: not "of oil baron Jock and X" (MuSiQue)
 
 
 def _kin_of_a(noun: Any, name: Any) -> bool:
