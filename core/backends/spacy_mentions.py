@@ -459,7 +459,7 @@ class _Mentions:
 
         "Its first director was the historian Owen Pike." then "He bought the Larkmere Chalice": he is Owen Pike."""
         self._subjects_ready()
-        return (*self._end[:3], {**self._end[3], op.TITLE_SAID: op.title_said(self), op.TITLE_LAST: op.title_last(self), wk.TITLE_WORK: wk.title_work(self)})  # audit 57 (spacy_openers)
+        return (*self._end[:3], {**self._end[3], op.TITLE_SAID: op.title_said(self), op.TITLE_LAST: op.title_last(self), wk.TITLE_WORK: wk.title_work(self), rf.TITLE_NAMED: rf.title_named(self)})
 
     def _named_people(self, sent: Any, subject: Any = None) -> list[tuple[str, str]]:
         """The people ``sent`` names other than its main ``subject``, the last first ("The company was founded by

@@ -69,24 +69,35 @@ def _plain(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
 
 
-def may_be_person(m: Any, tok: Any = None) -> bool:
-    """Whether a person pronoun ``tok`` may fall back to the title: a person's by its given name or the small model's
-    tag (``_title_is_person``), one the passage before gave a gender (the carry), one the text names by a word of its
-    own, a proper noun ("Teriān graduated …" in "Alenush Terian") or an active verb's common-noun subject ("the doctor
-    took …" in "The Doctor"), or, where the text names none of the title's words, a
-    title before whose pronoun no proper noun is a subject (MuSiQue's "He won four times …" in "Yousof Safvat"). A title the text
-    never names, after a person named as a subject ("Harbour Ledger" over "Edda Sorn catalogued the ledgers. She found
-    …"), is no one's pronoun."""
+#: the key of the carry's last part that says whether the passage named the title by a word of its own
+TITLE_NAMED = "title named"
+
+
+def title_named(m: Any) -> bool:
+    """Whether the text names the title by a word of its own: a capitalised proper or common noun ("Teriān graduated …"
+    in "Alenush Terian", "U graduated …" in "U Tong-chuk"), or an active verb's common-noun subject ("the doctor took …"
+    in "The Doctor (Once Upon a Time)")."""
     title = (m.title or "").split(" (", 1)[0].split(",", 1)[0]
-    if not title or m._title_thing:
-        return False
-    if m._title_is_person or named_person(title) or (m.before is not None and title in m.before[2]):
-        return True
     words = {_plain(w) for w in re.split(r"[\s\-]+", title) if w[:1].isupper()}
     if words & {_plain(t.text) for t in m.doc if t.pos_ in ("PROPN", "NOUN") and t.text[:1].isupper()}:
         return True
-    if {w.lower() for w in words} & {t.lower_ for t in m.doc if t.pos_ == "NOUN" and t.dep_ == "nsubj"}:
-        return True  # "the doctor took the heart …, where he hands over …" in "The Doctor (Once Upon a Time)"
+    return bool({w.lower() for w in words} & {t.lower_ for t in m.doc if t.pos_ == "NOUN" and t.dep_ == "nsubj"})
+
+
+def may_be_person(m: Any, tok: Any = None) -> bool:
+    """Whether a person pronoun ``tok`` may fall back to the title: a person's by its given name or the small model's
+    tag (``_title_is_person``), one the text names by a word of its own (:func:`title_named`), one the passage before
+    named and gave a gender (the carry), or a title before whose pronoun no proper noun is a subject (MuSiQue's "He won
+    four times …" in "Yousof Safvat"). A title the text never names, after a person named as a subject ("Harbour
+    Ledger" over "Edda Sorn catalogued the ledgers. She found …"), is no one's pronoun; nor is a gender the passage
+    before gave a title it never named (audit 58's "He later opened a shop …", read alone, made "Harbour Ledger" a "he",
+    and the next passage's "His mother had taught him" read "mother taught · Harbour Ledger")."""
+    title = (m.title or "").split(" (", 1)[0].split(",", 1)[0]
+    if not title or m._title_thing:
+        return False
+    if m._title_is_person or named_person(title) or title_named(m) or (
+            m.before is not None and title in m.before[2] and m.before[3].get(TITLE_NAMED, True)):
+        return True
     end = tok.i if tok is not None else len(m.doc)
     return not any(t.pos_ == "PROPN" and t.dep_ in ("nsubj", "nsubjpass") for t in m.doc[:end])
 

@@ -151,3 +151,15 @@ def test_a_name_after_a_kin_noun_of_an_indefinite_role_is_the_parent(ex):
         got = triples(ex, text)
         assert right in got, got
         assert wrong not in got, got
+
+
+def test_a_gender_the_passage_before_gave_an_unnamed_thing_title_is_no_persons(ex):
+    for before, text, wrong in (
+            ("He later opened a small shop in Selworth, which his son, Ewan Holt, sold in 1950.",
+             "Harbour Ledger\nJory Ederlin printed the museum's first catalogue. His mother had taught him to draw.",
+             ("Jory Ederlin", "mother taught", "Harbour Ledger")),
+            ("She later ran a bakery in Wick.", "Tarn Papers\nAda Lamb kept the accounts. Her aunt had trained her.",
+             ("Ada Lamb", "aunt trained", "Tarn Papers"))):
+        got = _after(ex, before, text)
+        assert wrong not in got, got
+        assert not [t for t in got if t[2] == text.split("\n")[0] and t[1] != "mentions"], got
