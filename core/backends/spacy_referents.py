@@ -32,13 +32,18 @@ _PERSON_WORDS = frozenset({"he", "she", "him", "her", "his", "himself", "herself
 
 
 def it_object(m: Any, tok: Any) -> tuple[str, str] | None:
-    """An object "it" after a sentence whose main verb's one object is a singular common noun: that noun's node;
+    """An object "it" after a sentence whose main verb's one object is a singular common noun, or whose passive main
+    verb has a singular subject: that noun's node;
     ``("", "")`` (no edge) where that noun has no node of its own, as :func:`spacy_pronouns.them_object` does for a
     "them"; None otherwise."""
     if tok.lower_ != "it" or tok.dep_ != "dobj" or tok.sent.start == 0:
         return None
     before = m.doc[tok.sent.start - 1].sent
     objs = [c for c in before.root.children if c.dep_ == "dobj" and c.tag_ == "NN" and c.pos_ == "NOUN"]
+    if not objs:  # "The book X was written by Lena Marsh. Marsh dedicated it to …": the passive's subject, where named
+        subj = [c for c in before.root.children if c.dep_ == "nsubjpass" and c.tag_ in ("NN", "NNP")]
+        got = m.mention(subj[0]) if len(subj) == 1 else None  # not "The existence of this ice shelf was made known …
+        return got if got is not None and got[1] != "TITLE" and got[0][:1].isupper() else None  # … named it": MuSiQue
     if len(objs) != 1:
         return None
     got = m.mention(objs[0])

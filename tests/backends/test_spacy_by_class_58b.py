@@ -56,6 +56,12 @@ def test_an_object_it_or_them_takes_the_noun_before_not_the_title(ex):
     assert ("Ada Lamb", "sold", "Wick Papers") not in got, got
     got = triples(ex, "Quay Records\nOtto Rask sold the boat to the harbour. Lena Voss later bought it back.")
     assert ("Lena Voss", "bought", "Quay Records") not in got, got
+    got = triples(ex, "Valley Letters\nThe book Windows of the Skelde was written by Lena Marsh and printed by Jory "
+                      "Ederlin. Marsh dedicated it to Marta Kessel, who had shown her the chapel.")
+    assert ("Lena Marsh", "dedicated", "Windows of the Skelde") in got, got
+    assert not [t for t in got if t[2] == "Valley Letters" and t[1] != "mentions"], got
+    got = triples(ex, "Wick Papers\nThe Tarn Bridge was built by Otto Rask in 1890. Ada Lamb bought it in 1920.")
+    assert ("Ada Lamb", "bought", "Tarn Bridge") in got, got
 
 
 def test_a_dative_pronoun_beside_an_object_is_no_object(ex):
