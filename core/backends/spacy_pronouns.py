@@ -260,9 +260,11 @@ def own_object(first: Any, word: str, tok: Any) -> Any:
     form = {"he": "him", "she": "her"}.get(word)
     if form is None or first.head.i == tok.head.i:
         return None
-    verb = first.head
-    objs = [c for c in verb.children if c.dep_ in ("dobj", "dative")]
-    objs += [o for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    verbs = [first.head, *(c for c in first.head.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX"))]
+    # a conjunct verb that shares the subject too: "X noticed her drawings and moved *her* to the painting shop, which
+    # *she* ran from 1879" is her running it, never X (audit 58, class E read "Lorenz Corvin · ran from · 1879")
+    objs = [c for verb in verbs for c in verb.children if c.dep_ in ("dobj", "dative")]
+    objs += [o for verb in verbs for p in verb.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
     return next((o for o in objs if o.lower_ == form and o.tag_ == "PRP" and o.i < tok.i), None)
 
 

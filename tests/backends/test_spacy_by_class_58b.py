@@ -3,7 +3,7 @@ is never a title the text shows to be no person's; an object "it"/"them" after a
 a pronoun the parser made a dative beside a direct object is no object). B: a "the <noun> who/that …" subject is the
 title only where the noun is the title's kind. C: a passage's opening "she" after a passage that ended on the title's
 own clause is the title, not the first clause's subject. D: "The warden of St. X's Chapel, NAME," is NAME. E: "the son
-of a ferryman, NAME," is the son of NAME."""
+of a ferryman, NAME," is the son of NAME; "moved her to the shop, which she ran" is her running it."""
 
 from __future__ import annotations
 
@@ -169,3 +169,18 @@ def test_a_gender_the_passage_before_gave_an_unnamed_thing_title_is_no_persons(e
         got = _after(ex, before, text)
         assert wrong not in got, got
         assert not [t for t in got if t[2] == text.split("\n")[0] and t[1] != "mentions"], got
+
+
+# -- E. "moved her to the shop, which she ran": the "her" of a conjunct verb is the "she" ----------------------------
+def test_a_she_after_a_conjunct_verbs_her_is_that_her(ex):
+    for text, right, wrong in (
+            ("Ruth Ambrel\nRuth Ambrel was a glass painter. Lorenz Corvin noticed her drawings and moved her to the "
+             "painting shop, which she ran from 1879.", ("Ruth Ambrel", "ran from", "1879"),
+             ("Lorenz Corvin", "ran from", "1879")),
+            ("Anna Hale\nAnna Hale was a weaver. Tom Reed saw her cloth and hired her for the Wick Mill, which she ran "
+             "until 1920.", ("Anna Hale", "ran until", "1920"), ("Tom Reed", "ran until", "1920")),
+            ("Karl Voss\nKarl Voss was a carver. Ada Lamb read his letters and sent him to the Ostby School, where he "
+             "taught until 1900.", ("Karl Voss", "taught until", "1900"), ("Ada Lamb", "taught until", "1900"))):
+        got = triples(ex, text)
+        assert right in got, got
+        assert wrong not in got, got
