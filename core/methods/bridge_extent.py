@@ -40,8 +40,8 @@ def extent(query: str, m: re.Match[str], *, clause: bool, relative: bool) -> str
     is the object of a preposition and only lowercase words that are no participle follow ("the husband of the artist
     who painted the Brackwell catalogue illustrations?"); for a ``relative`` clause ("the N where X V-ed") also its own
     words to the question mark where the question's verb came first (:data:`_CLAUSE_TAIL`); for any ``clause`` its
-    dates and places before the question's last verb (:data:`_ADJUNCTS`); else the match ("the engineer who bought the Colbridge Lamp Company" before
-    "born?")."""
+    dates and places before the question's last verb (:data:`_ADJUNCTS`); else the match ("the engineer who bought the
+    Colbridge Lamp Company" before "born?")."""
     after = query[m.end():]
     rest = re.match(r"(?:\s+[a-z][\w\-]*)+(?=\s*\?\s*$)", after)
     if (rest and re.match(r"(?:Who|What)\s+(?:was|is|were|are)\b", query)  # no verb left to come after it

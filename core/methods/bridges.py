@@ -31,7 +31,10 @@ that answers ("It was launched in 1920").
   firm that supplied the winding gear" too, a thing of two or three lower-case words: "… gear supplied by Hesketh
   Electric"); a role is also stated by "as" ("the former apprentice of X": "trained as an apprentice at X", an
   adjective of time such as "former" not required in the sentence); a
-  description inside a description is resolved inside out ("the lamp company founded by Tobias Fenn's son").
+  description inside a description is resolved inside out ("the lamp company founded by Tobias Fenn's son"). X may be
+  named by surname alone where no two people of the sentences share it ("As a boy Wrenfield was apprenticed at …");
+  a thing's description is never the person who did its verb ("the school that taught X" is not X's teacher); how
+  much of the question a description spans is :mod:`core.methods.bridge_extent`'s.
 - :func:`head_reading` — "the company" read as the passage's title "Colbridge Lamp Company" (or "the workshop" where
   the passage says "Tessely Clockworks was a clockmaking workshop"), for the sentences that resolve descriptions.
 
