@@ -48,7 +48,7 @@ import functools
 import re
 from collections.abc import Collection, Sequence
 
-from core.methods.bridge_extent import extent
+from core.methods.bridge_extent import PARTICIPLES, extent
 from core.methods.thing_of import THING_OF, thing_of
 from core.text import STOPWORDS, name_mentions, named_person, normalize_name, person_noun
 
@@ -60,7 +60,7 @@ _PARTICIPLE_WORDS = ("born", "built", "made", "raised", "held", "kept", "found",
 _CLAUSE_PATTERNS = (
     # "the ferry that Mattias Venn captained", "the school where the composer Pieter Valk trained"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>(?!(?:with|in|at|on|from|by|for|of|to)\b)[a-z]+)\s+(?:that|which|whom|where)\s+"
-               rf"(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})\s+(?:(?:was|were|had\s+been)\s+(?=[a-z]+ed\b))?(?P<verb>[a-z]+)\b"),
+               rf"(?:the\s+(?:[a-z\-]+\s+)?)?(?P<x>{_NAME})\s+(?:(?:was|were|had\s+been)\s+(?=(?:[a-z]+ed|{'|'.join(PARTICIPLES)})\b))?(?P<verb>[a-z]+)\b"),
     # "the telescope with which Comet Sarna was discovered"
     re.compile(rf"\bthe\s+(?:(?P<adj>[a-z\-]+)\s+)?(?P<noun>[a-z]+)\s+(?:with|in|at|on|from|by)\s+which\s+(?:the\s+)?(?P<x>{_NAME})\s+"
                r"(?:was|were|is|are|had\s+been)\s+(?P<verb>[a-z]+)\b"),

@@ -73,6 +73,10 @@ def test_a_person_named_by_surname_alone_resolves_the_bridge() -> None:
      "Who founded the Corvin Glassworks?"),
     ("Who owned the mill where Jonas Pell had been employed?", "Jonas Pell had been employed at the Wick Mill since 1890.",
      "Who owned the Wick Mill?"),
+    # audit 58's "Which river runs through the village where Odile Vantrec was born?" found no bridge: "was" was read
+    # as the clause's verb, the participle "born" left out
+    ("Which river runs through the village where Odile Vantrec was born?",
+     "She [Odile Vantrec] was born in Marrowby in 1871.", "Which river runs through the village Marrowby?"),
     # audit 58: a clause's date before the question's own last verb: "… the artist Odile Vantrec in 1899 born?"
     ("In which village was the glass artist who won the Gold Pane in 1899 born?",
      "Odile Vantrec won the Gold Pane that year.", "In which village was the artist Odile Vantrec born?"),
